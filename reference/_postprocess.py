@@ -1,0 +1,162 @@
+"""Evidence post-processing: assembly in retrieval order, never a second ranking.
+
+Steps, in order:
+
+1. ``qualityScore`` for every candidate (the only call site of the normalizer). The batch size for the
+   hybrid rank mapping is the number of candidates handed in, before dedup.
+2. Stable sort by ``originalRank`` ascending; equal ranks keep their input order.
+3. Dedup by evidence key ``docId#chunkIndex``, keeping the best-ranked copy.
+4. Per-document cap (``rag.max-chunks-per-document``), keeping the best-ranked chunks.
+5. ``rag.return-n`` bounds the total.
+6. Gates from ``qualityScore`` only. "Top qualityScore" is read as the highest quality among accepted
+   blocks. In dense mode, and in hybrid mode without ``denseDistance``, that is also the first block's
+   quality; with ``denseDistance`` the two can differ and the highest one decides.
+
+L0 hints only add explanation entries to ``hitReasons`` (``l0_keyword_overlap`` and friends). They never
+change order, quality, level or gates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from ._errors import InvalidCandidateError
+from ._labels import canonicalize_label
+from ._models import (
+    Candidate,
+    CompletenessHint,
+    DroppedCandidate,
+    EvidenceBlock,
+    L0Hints,
+    PostProcessResult,
+    RelevanceLevel,
+)
+from ._quality import to_quality_score
+from ._settings import Settings
+
+__all__ = ["completeness_for", "is_low_quality", "post_process", "relevance_for"]
+
+
+def post_process(
+    candidates: Iterable[Candidate],
+    settings: Settings | None = None,
+    *,
+    hints: L0Hints | None = None,
+) -> PostProcessResult:
+    """Turn retrieval candidates into evidence blocks in retrieval order, with quality gates."""
+    settings = settings or Settings()
+    hints = hints or L0Hints()
+    batch = list(candidates)
+    scored = [
+        (c, _quality(c, batch_size=len(batch), max_l2_distance=settings.max_l2_distance)) for c in batch
+    ]
+    scored.sort(key=lambda pair: pair[0].original_rank)  # list.sort is stable
+
+    blocks: list[EvidenceBlock] = []
+    dropped: list[DroppedCandidate] = []
+    seen: set[str] = set()
+    per_doc: Counter[str] = Counter()
+    for candidate, quality in scored:
+        reason = None
+        if candidate.evidence_key in seen:
+            reason = "duplicate"
+        elif per_doc[candidate.doc_id] >= settings.max_chunks_per_document:
+            reason = "per_document_cap"
+        elif len(blocks) >= settings.return_n:
+            reason = "return_n"
+        if reason is not None:
+            dropped.append(
+                DroppedCandidate(
+                    evidence_key=candidate.evidence_key, original_rank=candidate.original_rank, reason=reason
+                )
+            )
+            continue
+        seen.add(candidate.evidence_key)
+        per_doc[candidate.doc_id] += 1
+        blocks.append(_block(candidate, quality, hints, settings))
+
+    top = max((b.quality_score for b in blocks), default=None)
+    return PostProcessResult(
+        blocks=tuple(blocks),
+        dropped=tuple(dropped),
+        relevance_level=relevance_for(top, settings),
+        top_quality_score=top,
+        is_low_quality=is_low_quality(top, settings),
+        completeness=completeness_for(top, settings),
+    )
+
+
+def is_low_quality(top_quality: float | None, settings: Settings) -> bool:
+    """No accepted evidence, or the top quality below the reference threshold. Hints play no part."""
+    return top_quality is None or top_quality < settings.reference_threshold
+
+
+def relevance_for(top_quality: float | None, settings: Settings) -> RelevanceLevel:
+    """PRECISE at or above the highly-relevant threshold (no hint support needed), lower levels below."""
+    if top_quality is None:
+        return RelevanceLevel.NONE
+    if top_quality >= settings.highly_relevant_threshold:
+        return RelevanceLevel.PRECISE
+    if top_quality >= settings.reference_threshold:
+        return RelevanceLevel.RELEVANT
+    if top_quality > 0.0:
+        return RelevanceLevel.WEAK
+    return RelevanceLevel.NONE
+
+
+def completeness_for(top_quality: float | None, settings: Settings) -> CompletenessHint:
+    """A hint from the top quality alone, on the same two thresholds as the relevance level."""
+    if top_quality is not None and top_quality >= settings.highly_relevant_threshold:
+        return CompletenessHint.SUFFICIENT
+    if top_quality is not None and top_quality >= settings.reference_threshold:
+        return CompletenessHint.PARTIAL
+    return CompletenessHint.INSUFFICIENT
+
+
+def _quality(candidate: Candidate, *, batch_size: int, max_l2_distance: float) -> float:
+    try:
+        return to_quality_score(
+            candidate.score_label,
+            candidate.score,
+            rank=candidate.original_rank,
+            batch_size=batch_size,
+            max_l2_distance=max_l2_distance,
+            dense_distance=candidate.dense_distance,
+        )
+    except InvalidCandidateError as exc:
+        # A batch has many candidates: say which one, keeping the error's type.
+        who = f"{candidate.evidence_key} (originalRank {candidate.original_rank})"
+        raise type(exc)(str(exc), candidate=who) from None
+
+
+def _block(candidate: Candidate, quality: float, hints: L0Hints, settings: Settings) -> EvidenceBlock:
+    return EvidenceBlock(
+        evidence_key=candidate.evidence_key,
+        doc_id=candidate.doc_id,
+        chunk_index=candidate.chunk_index,
+        original_rank=candidate.original_rank,
+        quality_score=quality,
+        score=candidate.score,
+        score_label=canonicalize_label(candidate.score_label),
+        dense_distance=candidate.dense_distance,
+        excerpt=candidate.text[: settings.excerpt_max_chars],
+        category=candidate.category,
+        source_type=candidate.source_type,
+        hit_reasons=("retrieval_rank", *hit_reasons(candidate, hints)),
+    )
+
+
+def hit_reasons(candidate: Candidate, hints: L0Hints) -> tuple[str, ...]:
+    """Explanations only, worth zero points: which L0 hints the chunk text or metadata mention."""
+    text = candidate.text.casefold()
+    reasons = []
+    if hints.domain and hints.domain.casefold() in text:
+        reasons.append("l0_domain_overlap")
+    if any(e and e.casefold() in text for e in hints.entities):
+        reasons.append("l0_entity_overlap")
+    if any(k and k.casefold() in text for k in hints.keywords):
+        reasons.append("l0_keyword_overlap")
+    if hints.source_type and candidate.source_type == hints.source_type:
+        reasons.append("l0_source_type_match")
+    return tuple(reasons)

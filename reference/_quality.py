@@ -1,0 +1,77 @@
+"""The single normalizer: every hit becomes a ``qualityScore`` in [0, 1], higher is better."""
+
+from __future__ import annotations
+
+import math
+
+from ._errors import InvalidMaxL2DistanceError, InvalidRankError, InvalidScoreError
+from ._labels import canonicalize_label
+
+__all__ = ["NEGATIVE_DISTANCE_TOLERANCE", "l2_to_quality", "rank_to_quality", "to_quality_score"]
+
+# Engines return tiny negative squared distances for identical vectors (float32 rounding, e.g. -1e-7).
+# Those clamp to 0. Anything more negative is not rounding: it is a bug upstream, and we say so.
+NEGATIVE_DISTANCE_TOLERANCE = 1e-5
+
+
+def l2_to_quality(distance: float | None, max_l2_distance: float, *, what: str = "score") -> float:
+    """The spec's dense formula: ``max(0, 1 - min(d, maxL2) / maxL2)``; a null distance gives 0."""
+    _check_max_l2(max_l2_distance)
+    if distance is None:
+        return 0.0
+    if not math.isfinite(distance):
+        raise InvalidScoreError(f"{what} is {distance}; an L2 distance must be finite")
+    if distance < -NEGATIVE_DISTANCE_TOLERANCE:
+        raise InvalidScoreError(
+            f"{what} is {distance}; an L2 distance cannot be negative "
+            f"(values down to -{NEGATIVE_DISTANCE_TOLERANCE:g} are float rounding and clamp to 0)"
+        )
+    d = max(distance, 0.0)
+    return max(0.0, 1.0 - min(d, max_l2_distance) / max_l2_distance)
+
+
+def rank_to_quality(rank: int, batch_size: int) -> float:
+    """Hybrid quality from rank alone: linear, ``max(0, 1 - (r - 1) / n)``.
+
+    Rank 1 maps to 1.0 for every batch size, rank ``n`` to ``1/n``, and a rank above the batch size
+    (possible when ranks come from a larger retrieval) is clamped to at least 0. It never reads the
+    fused score's magnitude: RRF scores are rank sums, not similarities.
+    """
+    if batch_size < 1:
+        raise InvalidRankError(f"batch size is {batch_size}; a batch holds at least one candidate")
+    if rank < 1:
+        raise InvalidRankError(f"originalRank is {rank}; ranks start at 1 (the best hit)")
+    return max(0.0, 1.0 - (rank - 1) / batch_size)
+
+
+def to_quality_score(
+    label: str,
+    score: float | None,
+    *,
+    rank: int,
+    batch_size: int,
+    max_l2_distance: float,
+    dense_distance: float | None = None,
+) -> float:
+    """The one normalizer: branches only on the canonical label.
+
+    - ``dense``: ``score`` is the L2 distance, quality by the spec's formula (null score -> 0).
+    - ``hybrid`` with ``dense_distance``: the same formula on that distance (absolute quality for gates).
+    - ``hybrid`` without: :func:`rank_to_quality`. The fused ``score`` is not read at all.
+    """
+    canonical = canonicalize_label(label)
+    if canonical == "dense":
+        return l2_to_quality(score, max_l2_distance, what="score")
+    if dense_distance is not None:
+        return l2_to_quality(dense_distance, max_l2_distance, what="denseDistance")
+    _check_max_l2(max_l2_distance)
+    return rank_to_quality(rank, batch_size)
+
+
+def _check_max_l2(max_l2_distance: float) -> None:
+    finite = isinstance(max_l2_distance, int | float) and math.isfinite(max_l2_distance)
+    if not (finite and max_l2_distance > 0):
+        raise InvalidMaxL2DistanceError(
+            "rag.max-l2-distance",
+            f"is {max_l2_distance}; it must be a finite number above 0 (2.0 for unit vectors)",
+        )
