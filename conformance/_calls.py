@@ -1,0 +1,53 @@
+"""Asking the implementation: every step goes through :func:`ask` so a crash reads as ERRORED."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
+from ._protocol import Implementation
+
+__all__ = ["ask"]
+
+
+def ask(implementation: Implementation, operation: str, *args: Any, expect: type | None = None) -> Any:
+    """Call ``implementation.<operation>(*args)``; wrap crashes and check the reply's type.
+
+    ``expect`` is the reply type (a pydantic model class, ``float`` or ``str``). A reply of the right
+    shape as a plain dict is accepted and validated, so adapters may return JSON-like data.
+    """
+    name = _name(implementation)
+    try:
+        reply = getattr(implementation, operation)(*args)
+    except ConformanceError:
+        raise
+    except Exception as exc:
+        raise AdapterCallError(name, operation, exc) from exc
+    if expect is None:
+        return reply
+    if isinstance(expect, type) and issubclass(expect, BaseModel):
+        if isinstance(reply, expect):
+            return reply
+        try:
+            return expect.model_validate(reply if isinstance(reply, dict) else _dump(reply))
+        except ValidationError as exc:
+            raise InvalidReplyError(name, operation, str(exc)) from None
+    if expect is float:
+        if isinstance(reply, bool) or not isinstance(reply, int | float):
+            raise InvalidReplyError(name, operation, f"expected a number, got {reply!r}")
+        return float(reply)
+    if not isinstance(reply, expect):
+        raise InvalidReplyError(name, operation, f"expected {expect.__name__}, got {reply!r}")
+    return reply
+
+
+def _dump(reply: Any) -> Any:
+    if isinstance(reply, BaseModel):
+        return reply.model_dump(by_alias=True)
+    return reply
+
+
+def _name(implementation: Implementation) -> str:
+    return getattr(implementation, "rqs_name", None) or type(implementation).__name__

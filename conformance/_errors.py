@@ -1,0 +1,48 @@
+"""Errors of the conformance kit: one root, one subclass per phase.
+
+Messages say what failed, where, and what to do. None of them ever carries a Milvus token.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdapterCallError",
+    "AdapterLoadError",
+    "ConformanceError",
+    "EngineError",
+    "InvalidReplyError",
+]
+
+
+class ConformanceError(Exception):
+    """Root of every error raised by the kit."""
+
+
+class AdapterLoadError(ConformanceError):
+    """The adapter could not be imported, built, or does not satisfy the Implementation Protocol."""
+
+
+class EngineError(ConformanceError):
+    """A Milvus engine could not be started, reached or cleaned up."""
+
+
+class AdapterCallError(ConformanceError):
+    """The implementation raised while the kit asked it something. The scenario is ERRORED, not FAILED."""
+
+    def __init__(self, adapter: str, operation: str, cause: BaseException) -> None:
+        self.adapter = adapter
+        self.operation = operation
+        self.cause = cause
+        super().__init__(
+            f"adapter {adapter!r} raised {type(cause).__name__} in {operation}: {cause}; "
+            "the implementation crashed instead of answering, fix it or declare fewer capabilities"
+        )
+
+
+class InvalidReplyError(ConformanceError):
+    """The implementation answered with something that is not a valid reply for the operation."""
+
+    def __init__(self, adapter: str, operation: str, detail: str) -> None:
+        self.adapter = adapter
+        self.operation = operation
+        super().__init__(f"adapter {adapter!r} gave an invalid {operation} reply: {detail}")
