@@ -11,7 +11,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def features_dir() -> Path:
-    """The feature files: shipped inside the wheel as ``conformance/_features``, else the repo's ``features/``."""
+    """The feature files: ``conformance/_features`` in the wheel, else the checkout's ``features/``."""
     installed = _PACKAGE / "_features"
     if installed.is_dir():
         return installed
