@@ -1,0 +1,166 @@
+"""Turns pytest outcomes of the kit's scenarios into a :class:`~conformance._report.Report`."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+from collections.abc import Generator
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._errors import ConformanceError
+from ._paths import spec_path
+from ._report import NOT_APPLICABLE_PREFIX, Environment, Report, ScenarioResult, build_report, format_table
+
+__all__ = ["Recorder", "kit_version", "spec_sha256"]
+
+_MESSAGE_LIMIT = 2000
+
+
+def kit_version() -> str:
+    try:
+        return version("rag-quality-conformance")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def spec_sha256() -> str | None:
+    path = spec_path()
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+class Recorder:
+    """A pytest plugin object: one per session, kept in the config stash."""
+
+    key = pytest.StashKey["Recorder"]()
+
+    def __init__(self, config: pytest.Config, report_dir: str | None) -> None:
+        self.config = config
+        self.report_dir = Path(report_dir) if report_dir else None
+        self.results: dict[str, ScenarioResult] = {}
+        self.adapter: Any = None
+        self.milvus: dict[str, Any] | None = None
+        self.hypothesis_seed: int | None = None
+        self.report: Report | None = None
+        config.stash[self.key] = self
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
+        outcome = yield
+        scenario_id = _marker_arg(item, "rqs_id")
+        if scenario_id is None:
+            return
+        report: pytest.TestReport = outcome.get_result()
+        status, message = _classify(report, call)
+        previous = self.results.get(item.nodeid)
+        duration = report.duration + (previous.duration_s if previous else 0.0)
+        if previous is not None and (status is None or previous.status in ("failed", "errored")):
+            # A later phase only matters when it breaks an item that had not broken yet.
+            self.results[item.nodeid] = previous.model_copy(update={"duration_s": round(duration, 6)})
+            return
+        if status is None:
+            return
+        feature, scenario = _names(item)
+        self.results[item.nodeid] = ScenarioResult(
+            id=scenario_id,
+            requirement=feature.strip() or "(no feature)",
+            requirement_id=_marker_arg(item, "rqs_req") or "unassigned",
+            name=scenario.strip() or item.name,
+            status=status,
+            message=message,
+            derived=item.get_closest_marker("rqs_derived") is not None,
+            duration_s=round(duration, 6),
+        )
+
+    def environment(self) -> Environment:
+        adapter = None
+        if self.adapter is not None:
+            fields = {"name", "version", "language", "homepage"}
+            adapter = self.adapter.model_dump(mode="json", include=fields)
+            adapter["capabilities"] = sorted(str(c) for c in self.adapter.capabilities)
+        return Environment(
+            kit_version=kit_version(),
+            spec_sha256=spec_sha256(),
+            adapter=adapter,
+            milvus=self.milvus,
+            hypothesis_seed=self.hypothesis_seed,
+            python=platform.python_version(),
+            platform=f"{sys.platform}-{platform.machine()}",
+        )
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.results:
+            return
+        self.report = build_report(self.results.values(), self.environment())
+        if self.report_dir is not None:
+            self.report_dir.mkdir(parents=True, exist_ok=True)
+            (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        terminalreporter.section("rag-retrieval-quality-score conformance")
+        for line in format_table(self.report).splitlines():
+            terminalreporter.write_line(line)
+        if self.report_dir is not None:
+            terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
+
+
+def _names(item: pytest.Item) -> tuple[str, str]:
+    """(Feature name, Scenario name) of a pytest-bdd item, the way pytest-bdd itself finds them."""
+    obj = getattr(item, "obj", None)
+    try:
+        from pytest_bdd.scenario import scenario_wrapper_template_registry
+
+        template = scenario_wrapper_template_registry.get(obj)  # type: ignore[arg-type]
+    except (ImportError, TypeError):
+        template = None
+    if template is not None:
+        return template.feature.name, template.name
+    feature, _, scenario = (getattr(obj, "__doc__", None) or ": ").partition(": ")
+    return feature, scenario
+
+
+def _marker_arg(item: pytest.Item, name: str) -> str | None:
+    marker = item.get_closest_marker(name)
+    return str(marker.args[0]) if marker and marker.args else None
+
+
+def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Any, str | None]:
+    """(status, message) for one phase; (None, None) when the phase decides nothing."""
+    if hasattr(report, "wasxfail"):
+        if report.skipped:
+            return "xfailed", str(report.wasxfail)
+        return "failed", f"expected to fail but passed (stale expectation: remove it): {report.wasxfail}"
+    if report.skipped:
+        reason = _skip_reason(report)
+        if reason.startswith(NOT_APPLICABLE_PREFIX):
+            return "not_applicable", reason[len(NOT_APPLICABLE_PREFIX) :]
+        return "skipped", reason
+    if report.failed:
+        exc = call.excinfo.value if call.excinfo else None
+        if report.when == "call" and isinstance(exc, AssertionError):
+            return "failed", _short(str(exc))
+        text = f"{type(exc).__name__}: {exc}" if exc is not None else report.longreprtext
+        if report.when != "call" and not isinstance(exc, ConformanceError):
+            text = f"in {report.when}: {text}"
+        return "errored", _short(text)
+    if report.when == "call":
+        return "passed", None
+    return None, None
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"

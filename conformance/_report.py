@@ -1,0 +1,166 @@
+"""Results of a conformance run: per scenario, per requirement, the verdict, and where it ran.
+
+Statuses:
+
+- ``passed``: every example of the scenario passed.
+- ``failed``: an assertion failed: the implementation answered, and the answer breaks the spec.
+- ``errored``: the implementation crashed or gave an invalid reply, or the kit could not set it up.
+- ``not_applicable``: the scenario needs a capability the implementation does not declare.
+- ``xfailed``: a known, declared divergence that still diverges.
+- ``skipped``: anything else pytest skipped, always with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Environment",
+    "Report",
+    "RequirementRow",
+    "ScenarioResult",
+    "Status",
+    "Summary",
+    "build_report",
+    "format_table",
+]
+
+Status = Literal["passed", "failed", "errored", "not_applicable", "xfailed", "skipped"]
+# When examples of one scenario disagree, the scenario takes the first status in this order.
+_PRECEDENCE: tuple[Status, ...] = ("failed", "errored", "passed", "xfailed", "not_applicable", "skipped")
+NOT_APPLICABLE_PREFIX = "NOT APPLICABLE: "
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScenarioResult(_Model):
+    id: str
+    requirement: str
+    requirement_id: str
+    name: str
+    status: Status
+    message: str | None = None
+    derived: bool = False
+    examples: int = 1
+    duration_s: float = 0.0
+
+
+class Summary(_Model):
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    not_applicable: int = 0
+    xfailed: int = 0
+    skipped: int = 0
+    total: int = 0
+
+
+class RequirementRow(_Model):
+    requirement: str
+    requirement_id: str
+    summary: Summary
+    verdict: Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]
+
+
+class Environment(_Model):
+    kit_version: str
+    spec_sha256: str | None
+    adapter: dict[str, object] | None = None
+    milvus: dict[str, object] | None = None
+    hypothesis_seed: int | None = None
+    python: str
+    platform: str
+
+
+class Report(_Model):
+    summary: Summary
+    verdict: Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]
+    requirements: tuple[RequirementRow, ...]
+    scenarios: tuple[ScenarioResult, ...]
+    environment: Environment
+
+
+def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
+    """One result per scenario id: outline examples fold into their scenario."""
+    by_id: dict[str, list[ScenarioResult]] = {}
+    for result in results:
+        by_id.setdefault(result.id, []).append(result)
+    merged = []
+    for group in by_id.values():
+        worst = min(group, key=lambda r: _PRECEDENCE.index(r.status))
+        merged.append(
+            worst.model_copy(
+                update={"examples": len(group), "duration_s": round(sum(r.duration_s for r in group), 6)}
+            )
+        )
+    return merged
+
+
+def _summary(results: Iterable[ScenarioResult]) -> Summary:
+    counts = dict.fromkeys(_PRECEDENCE, 0)
+    for result in results:
+        counts[result.status] += 1
+    return Summary(**counts, total=sum(counts.values()))
+
+
+def _verdict(summary: Summary) -> Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]:
+    if summary.failed or summary.errored:
+        return "DOES NOT CONFORM"
+    if summary.passed or summary.xfailed:
+        return "CONFORMS"
+    return "NOT APPLICABLE"
+
+
+def build_report(results: Iterable[ScenarioResult], environment: Environment) -> Report:
+    """Fold examples, count per requirement (in order of first appearance) and decide verdicts."""
+    scenarios = merge_examples(results)
+    groups: dict[str, list[ScenarioResult]] = {}
+    for result in scenarios:
+        groups.setdefault(result.requirement_id, []).append(result)
+    rows = []
+    for requirement_id, group in groups.items():
+        summary = _summary(group)
+        rows.append(
+            RequirementRow(
+                requirement=group[0].requirement,
+                requirement_id=requirement_id,
+                summary=summary,
+                verdict=_verdict(summary),
+            )
+        )
+    summary = _summary(scenarios)
+    return Report(
+        summary=summary,
+        verdict=_verdict(summary),
+        requirements=tuple(rows),
+        scenarios=tuple(scenarios),
+        environment=environment,
+    )
+
+
+def format_table(report: Report) -> str:
+    """The per-requirement table printed at the end of a run."""
+    header = ("requirement", "passed", "failed", "errored", "n/a", "verdict")
+
+    def cells(name: str, summary: Summary, verdict: str) -> tuple[str, ...]:
+        counts = (summary.passed, summary.failed, summary.errored, summary.not_applicable)
+        return (name, *map(str, counts), verdict)
+
+    rows = [cells(row.requirement, row.summary, row.verdict) for row in report.requirements]
+    total = cells("TOTAL", report.summary, report.verdict)
+    widths = [max(len(r[i]) for r in (header, *rows, total)) for i in range(len(header))]
+    rule = "  ".join("-" * w for w in widths)
+
+    def line(r: tuple[str, ...]) -> str:
+        return "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+
+    lines = [line(header), rule, *map(line, rows), rule, line(total)]
+    failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
+    for r in failures:
+        lines.append(f"{r.status.upper()} {r.id}: {r.message or ''}".rstrip())
+    return "\n".join(lines)

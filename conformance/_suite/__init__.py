@@ -1,0 +1,1 @@
+"""The test module that binds every feature file; run by ``rag-conformance run``."""
