@@ -1,0 +1,64 @@
+"""The ``uri`` backend: an existing Milvus server, reached with ``MILVUS_URI``/``MILVUS_TOKEN``/``MILVUS_DB``.
+
+The token is held as a ``SecretStr`` and never printed; URIs are shown with any credentials redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pydantic import SecretStr
+
+from .._errors import EngineError
+from .._protocol import MilvusEndpoint
+from ._base import Engine, EngineUnavailableError, open_client
+from ._redact import redact_uri, scrub
+
+__all__ = ["ENV_DB", "ENV_TOKEN", "ENV_URI", "MAX_CONNECT_SECONDS", "start_uri"]
+
+ENV_URI = "MILVUS_URI"
+ENV_TOKEN = "MILVUS_TOKEN"
+ENV_DB = "MILVUS_DB"
+# Fail fast on an unreachable server: a typo in a URI should not cost a long startup timeout.
+MAX_CONNECT_SECONDS = 10.0
+
+
+def start_uri(*, uri: str | None, prefix: str, startup_timeout: float) -> Engine:
+    """Reach the server at ``uri`` (or ``$MILVUS_URI``) and return an :class:`Engine` for it."""
+    uri = uri or os.environ.get(ENV_URI, "").strip()
+    if not uri:
+        raise EngineError(
+            f"the uri backend needs a server: set {ENV_URI} (and {ENV_TOKEN}, {ENV_DB} if needed), "
+            "or pass --rqs-milvus uri:<uri>, or use --rqs-milvus lite for a local milvus-lite server"
+        )
+    token = os.environ.get(ENV_TOKEN) or None
+    endpoint = MilvusEndpoint(
+        uri=uri,
+        token=SecretStr(token) if token else None,
+        db_name=os.environ.get(ENV_DB) or None,
+        collection_prefix=prefix,
+    )
+    started = time.monotonic()
+    timeout = min(startup_timeout, MAX_CONNECT_SECONDS)
+    client = open_client(endpoint, timeout=timeout)
+    try:
+        version = str(client.get_server_version(timeout=timeout))
+    except Exception as exc:  # connected but the server refuses to answer: auth, db, or not Milvus
+        client.close()
+        raise EngineUnavailableError(
+            scrub(
+                f"Milvus at {redact_uri(uri)} accepted the connection but not the first call "
+                f"({type(exc).__name__}: {exc}); check {ENV_TOKEN} and {ENV_DB}, and that the URI "
+                "points at a Milvus server",
+                token,
+            )
+        ) from None
+    return Engine(
+        backend="uri",
+        endpoint=endpoint,
+        version=version,
+        client=client,
+        timeout=timeout,
+        startup_seconds=time.monotonic() - started,
+    )
