@@ -33,6 +33,7 @@ TAG_MARKERS = {
 FLAG_MARKERS = {
     "derived": ("rqs_derived", "derived from the design note or requirement prose, not a spec scenario"),
     "property": ("rqs_property", "a property checked over generated inputs by Hypothesis"),
+    "engine": ("rqs_engine_check", "a check of Milvus engine behaviour, not of an implementation"),
 }
 
 
