@@ -58,6 +58,8 @@ def post_process(
     seen: set[str] = set()
     per_doc: Counter[str] = Counter()
     for candidate, quality in scored:
+        # Each step counts what survived the steps before it, not only what was accepted: the reason
+        # names the first step that removes the candidate, i.e. the setting that would bring it back.
         reason = None
         if candidate.evidence_key in seen:
             reason = "duplicate"
@@ -65,6 +67,10 @@ def post_process(
             reason = "per_document_cap"
         elif len(blocks) >= settings.return_n:
             reason = "return_n"
+        if reason != "duplicate":
+            seen.add(candidate.evidence_key)
+        if reason is None or reason == "return_n":
+            per_doc[candidate.doc_id] += 1
         if reason is not None:
             dropped.append(
                 DroppedCandidate(
@@ -72,8 +78,6 @@ def post_process(
                 )
             )
             continue
-        seen.add(candidate.evidence_key)
-        per_doc[candidate.doc_id] += 1
         blocks.append(_block(candidate, quality, hints, settings))
 
     top = max((b.quality_score for b in blocks), default=None)
