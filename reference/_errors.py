@@ -32,11 +32,13 @@ class RetrievalQualityError(Exception):
 class UnknownScoreLabelError(RetrievalQualityError):
     """A ``scoreLabel`` that is neither canonical nor a known legacy alias."""
 
-    def __init__(self, label: object, accepted: tuple[str, ...]) -> None:
+    def __init__(self, label: object, accepted: tuple[str, ...], *, candidate: str | None = None) -> None:
         self.label = label
         self.accepted = accepted
+        self.candidate = candidate
+        where = f"candidate {candidate}: " if candidate else ""
         super().__init__(
-            f"unknown scoreLabel {label!r}: accepted labels are {', '.join(accepted)}; "
+            f"{where}unknown scoreLabel {label!r}: accepted labels are {', '.join(accepted)}; "
             "fix the emitter or map the label before post-processing"
         )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from ._errors import InvalidCandidateError
+from ._errors import InvalidCandidateError, UnknownScoreLabelError
 from ._labels import canonicalize_label
 from ._models import (
     Candidate,
@@ -130,8 +130,13 @@ def _quality(candidate: Candidate, *, batch_size: int, max_l2_distance: float) -
         )
     except InvalidCandidateError as exc:
         # A batch has many candidates: say which one, keeping the error's type.
-        who = f"{candidate.evidence_key} (originalRank {candidate.original_rank})"
-        raise type(exc)(str(exc), candidate=who) from None
+        raise type(exc)(str(exc), candidate=_who(candidate)) from None
+    except UnknownScoreLabelError as exc:
+        raise UnknownScoreLabelError(exc.label, exc.accepted, candidate=_who(candidate)) from None
+
+
+def _who(candidate: Candidate) -> str:
+    return f"{candidate.evidence_key} (originalRank {candidate.original_rank})"
 
 
 def _block(candidate: Candidate, quality: float, hints: L0Hints, settings: Settings) -> EvidenceBlock:
