@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from ._errors import (
     InvalidLimitError,
@@ -64,6 +64,24 @@ class Settings(BaseModel):
     highly_relevant_threshold: float = 0.75
     reference_threshold: float = 0.5
     excerpt_max_chars: int = 800
+
+    @field_validator(
+        "rrf_k",
+        "retrieve_k",
+        "return_n",
+        "max_chunks_per_document",
+        "max_l2_distance",
+        "highly_relevant_threshold",
+        "reference_threshold",
+        "excerpt_max_chars",
+        mode="before",
+    )
+    @classmethod
+    def _no_bool(cls, value: Any) -> Any:
+        # pydantic's lax mode reads True as 1; in a TOML/YAML file `return-n = true` is a mistake.
+        if isinstance(value, bool):
+            raise ValueError("a boolean is not a number")
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
