@@ -1,0 +1,448 @@
+"""The reference knowledge store on Milvus: one collection, dense and BM25 fields, one search per query.
+
+Schema (created by :meth:`MilvusKnowledgeStore.ensure_collection`):
+
+==============  =====================  ==============================================================
+field           type                   notes
+==============  =====================  ==============================================================
+evidence_key    VARCHAR, primary key   ``docId#chunkIndex``; upsert on it makes re-ingesting idempotent
+doc_id          VARCHAR
+chunk_index     INT64
+text            VARCHAR                ``enable_analyzer``, ``standard`` analyzer, input of BM25
+dense           FLOAT_VECTOR(dim)      index FLAT (default) or HNSW, metric L2 (squared Euclidean)
+sparse          SPARSE_FLOAT_VECTOR    output of a BM25 ``Function`` on ``text``; SPARSE_INVERTED_INDEX
+category        VARCHAR, nullable      absent stays null, never ""
+source_type     VARCHAR, nullable
+==============  =====================  ==============================================================
+
+Consistency level is ``Strong`` so a search right after an ingest sees it. pymilvus is imported lazily:
+the pure post-processing core of :mod:`reference` must not pay for (or require) the Milvus client.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ._embed import Embedder
+from ._errors import (
+    EmptyIngestError,
+    IngestError,
+    InvalidLimitError,
+    MilvusUnavailableError,
+    RetrievalQualityError,
+    StoreError,
+)
+from ._ingest import MAX_CATEGORY_BYTES, MAX_DOC_ID_BYTES, MAX_TEXT_BYTES, Chunk, vector_batches
+from ._models import Candidate
+from ._settings import Settings
+
+if TYPE_CHECKING:
+    from pymilvus import MilvusClient
+
+__all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter"]
+
+SearchMode = Literal["dense", "hybrid"]
+IndexType = Literal["FLAT", "HNSW"]
+
+_KEY, _DOC, _INDEX, _TEXT = "evidence_key", "doc_id", "chunk_index", "text"
+_DENSE, _SPARSE, _CATEGORY, _SOURCE = "dense", "sparse", "category", "source_type"
+# Explicit output fields: Lite returns every field without them, the server only the key.
+_OUTPUT = [_DOC, _INDEX, _TEXT, _CATEGORY, _SOURCE]
+_BM25_FUNCTION = "text_bm25"
+_HNSW_BUILD = {"M": 16, "efConstruction": 200}
+
+
+class InvalidQueryError(StoreError):
+    """A query the store cannot run: wrong vector dimension, non-finite vector or unknown mode."""
+
+
+def category_filter(category: str) -> str:
+    """The boolean expression ``category == "<c>"`` with backslashes and double quotes escaped."""
+    escaped = category.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{_CATEGORY} == "{escaped}"'
+
+
+class MilvusKnowledgeStore:
+    """Chunks in one Milvus collection; dense or hybrid (dense + BM25, RRF) search over them.
+
+    The store never starts an engine: it is handed a ``MilvusClient`` (and then never closes it), or
+    :meth:`connect` builds one from a URI (and :meth:`close` closes it).
+    """
+
+    def __init__(
+        self,
+        client: MilvusClient,
+        *,
+        collection: str,
+        dim: int,
+        settings: Settings | None = None,
+        index_type: IndexType = "FLAT",
+    ) -> None:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", collection or ""):
+            raise StoreError(
+                f"collection name {collection!r} is not valid in Milvus; use letters, digits and "
+                "underscores, starting with a letter or underscore"
+            )
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
+            raise StoreError(f"dim is {dim!r}; a dense vector field needs an integer dimension of at least 2")
+        if index_type not in ("FLAT", "HNSW"):
+            raise StoreError(f"index_type is {index_type!r}; use 'FLAT' (exact, default) or 'HNSW'")
+        self.client = client
+        self.collection = collection
+        self.dim = dim
+        self.settings = settings or Settings()
+        self.index_type: IndexType = index_type
+        self._owns_client = False
+        self._ready = False
+        self._secret: str | None = None  # scrubbed from any engine message we pass on
+
+    @classmethod
+    def connect(
+        cls,
+        uri: str,
+        *,
+        collection: str,
+        dim: int,
+        token: str | None = None,
+        db_name: str | None = None,
+        timeout: float = 10.0,
+        settings: Settings | None = None,
+        index_type: IndexType = "FLAT",
+    ) -> MilvusKnowledgeStore:
+        """Open a client on ``uri`` (a server URL, or a local ``*.db`` path for Milvus Lite).
+
+        Raises :class:`MilvusUnavailableError` within about ``timeout`` seconds when the engine cannot be
+        reached. The message names the URI (without any password in it), never the token.
+        """
+        from pymilvus import MilvusClient
+
+        options: dict[str, Any] = {"uri": uri, "timeout": timeout}
+        if token:
+            options["token"] = token
+        if db_name:
+            options["db_name"] = db_name
+        try:
+            client = MilvusClient(**options)
+        except Exception as exc:  # pymilvus raises MilvusException, grpc and OS errors alike here
+            reason = _scrub(_describe(exc), token)
+            raise MilvusUnavailableError(
+                f"cannot reach Milvus at {redact_uri(uri)} (timeout {timeout:g} s): {reason}; check that the "
+                "server is running and the URI, port and token are right (MILVUS_URI, MILVUS_TOKEN)"
+            ) from None  # the cause may carry connection options; do not chain it
+        store = cls(client, collection=collection, dim=dim, settings=settings, index_type=index_type)
+        store._owns_client = True
+        store._secret = token
+        return store
+
+    # -- collection -------------------------------------------------------------------------------
+
+    def ensure_collection(self) -> None:
+        """Create the collection with its schema and indexes if missing; otherwise check and load it."""
+        with self._engine("check the collection"):
+            exists = self.client.has_collection(self.collection)
+        if exists:
+            self._check_existing()
+            with self._engine("load the collection"):
+                self.client.load_collection(self.collection)
+        else:
+            self._create()
+        self._ready = True
+
+    def _create(self) -> None:
+        from pymilvus import DataType, Function, FunctionType
+
+        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field(_KEY, DataType.VARCHAR, is_primary=True, max_length=MAX_DOC_ID_BYTES + 24)
+        schema.add_field(_DOC, DataType.VARCHAR, max_length=MAX_DOC_ID_BYTES)
+        schema.add_field(_INDEX, DataType.INT64)
+        schema.add_field(
+            _TEXT,
+            DataType.VARCHAR,
+            max_length=MAX_TEXT_BYTES,
+            enable_analyzer=True,
+            analyzer_params={"type": "standard"},
+        )
+        schema.add_field(_DENSE, DataType.FLOAT_VECTOR, dim=self.dim)
+        schema.add_field(_SPARSE, DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field(_CATEGORY, DataType.VARCHAR, max_length=MAX_CATEGORY_BYTES, nullable=True)
+        schema.add_field(_SOURCE, DataType.VARCHAR, max_length=MAX_CATEGORY_BYTES, nullable=True)
+        schema.add_function(
+            Function(
+                name=_BM25_FUNCTION,
+                function_type=FunctionType.BM25,
+                input_field_names=[_TEXT],
+                output_field_names=[_SPARSE],
+            )
+        )
+        index = self.client.prepare_index_params()
+        build = _HNSW_BUILD if self.index_type == "HNSW" else {}
+        index.add_index(_DENSE, index_type=self.index_type, metric_type="L2", params=build)
+        index.add_index(_SPARSE, index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        with self._engine("create the collection"):
+            self.client.create_collection(
+                self.collection, schema=schema, index_params=index, consistency_level="Strong"
+            )
+
+    def _check_existing(self) -> None:
+        with self._engine("describe the collection"):
+            info = self.client.describe_collection(self.collection)
+        fields = {f["name"]: f for f in info.get("fields", [])}
+        missing = [
+            name
+            for name in (_KEY, _DOC, _INDEX, _TEXT, _DENSE, _SPARSE, _CATEGORY, _SOURCE)
+            if name not in fields
+        ]
+        if missing:
+            raise StoreError(
+                f"collection {self.collection!r} exists but lacks the fields {', '.join(missing)}: it was "
+                "not created by this store; pick another collection name or drop it"
+            )
+        found = int(fields[_DENSE].get("params", {}).get("dim", -1))
+        if found != self.dim:
+            raise StoreError(
+                f"collection {self.collection!r} holds {found}-dimensional vectors but the store was opened "
+                f"with dim {self.dim}; open it with dim {found}, or use another collection"
+            )
+
+    def _require_collection(self) -> None:
+        # Searching must not create an empty collection as a side effect: say what is missing instead.
+        if self._ready:
+            return
+        with self._engine("check the collection"):
+            exists = self.client.has_collection(self.collection)
+        if not exists:
+            raise StoreError(
+                f"collection {self.collection!r} does not exist; ingest chunks first "
+                "(MilvusKnowledgeStore.ingest or `rag-reference ingest`), or check the collection name"
+            )
+        self.ensure_collection()
+
+    def count(self) -> int:
+        """Number of chunks in the collection (0 when it does not exist)."""
+        if not self._ready:
+            with self._engine("check the collection"):
+                if not self.client.has_collection(self.collection):
+                    return 0
+            self.ensure_collection()
+        with self._engine("count chunks"):
+            rows = self.client.query(self.collection, filter="", output_fields=["count(*)"])
+        return int(rows[0]["count(*)"])
+
+    def drop(self) -> None:
+        """Drop the collection and everything in it; a missing collection is not an error."""
+        with self._engine("drop the collection"):
+            if self.client.has_collection(self.collection):
+                self.client.drop_collection(self.collection)
+        self._ready = False
+
+    def close(self) -> None:
+        """Close the client if :meth:`connect` created it; a client handed in belongs to the caller."""
+        if self._owns_client:
+            with self._engine("close the connection"):
+                self.client.close()
+            self._owns_client = False
+
+    def __enter__(self) -> MilvusKnowledgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest -----------------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        chunks: Iterable[Chunk],
+        *,
+        batch_size: int = 256,
+        progress: Callable[[int], None] | None = None,
+        embedder: Embedder | None = None,
+    ) -> int:
+        """Upsert chunks in batches and return how many were written.
+
+        Chunks are keyed by ``docId#chunkIndex``, so ingesting the same chunk again replaces it and never
+        duplicates it. Chunks without a vector are embedded with ``embedder``; without one they are an
+        error. ``progress`` is called with the running total after each batch.
+
+        Input is streamed: when a chunk fails validation the batches before it are already written.
+        Fix the input and ingest again; upsert makes that safe.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise IngestError(f"batch_size is {batch_size!r}; it must be an integer of at least 1")
+        total = 0
+        for batch in vector_batches(chunks, dim=self.dim, size=batch_size, embedder=embedder):
+            if not self._ready:
+                self.ensure_collection()  # only now: an empty input must not create a collection
+            rows = [self._row(chunk, vector) for chunk, vector in batch]
+            with self._engine(f"upsert {len(rows)} chunks"):
+                self.client.upsert(self.collection, rows)
+            total += len(rows)
+            if progress is not None:
+                progress(total)
+        if total == 0:
+            raise EmptyIngestError("nothing to ingest: the input holds no chunks")
+        return total
+
+    @staticmethod
+    def _row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
+        return {
+            _KEY: chunk.evidence_key,
+            _DOC: chunk.doc_id,
+            _INDEX: chunk.chunk_index,
+            _TEXT: chunk.text,
+            _DENSE: [float(x) for x in vector],
+            _CATEGORY: chunk.category,
+            _SOURCE: chunk.source_type,
+        }
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query_text: str,
+        query_vector: Sequence[float],
+        *,
+        mode: SearchMode,
+        k: int,
+        category: str | None = None,
+        rrf_k: int | None = None,
+    ) -> list[Candidate]:
+        """One engine search; candidates in engine order with ``originalRank`` 1..n.
+
+        - ``dense``: exactly one ``search`` on the dense field (L2). ``score`` and ``rawScore`` are the
+          engine's squared L2 distance, label ``dense``; ``query_text`` is not used.
+        - ``hybrid``: exactly one ``hybrid_search``: a dense (L2) and a BM25 sub-request on the query text,
+          each with limit ``k`` and the category filter, fused by ``RRFRanker(rrf_k)`` (default: the
+          settings' ``retrieval.search.rrf-k``). ``score`` and ``rawScore`` are the fused score as
+          returned, label ``hybrid``. ``denseDistance`` is the squared L2 distance (float32) between the
+          query vector and each hit's stored vector, computed here from the returned vector, for BM25-only
+          hits too. A blank ``query_text`` has no term for BM25, which would match nothing; the BM25
+          sub-request is then left out rather than sent empty (engines differ on empty BM25 queries), and
+          the result is RRF over the dense list alone, still labelled ``hybrid``.
+
+        ``category`` restricts hits to chunks whose category equals it exactly.
+        """
+        if mode not in ("dense", "hybrid"):
+            raise InvalidQueryError(f"search mode is {mode!r}; use 'dense' or 'hybrid'")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidLimitError("rag.retrieve-k", f"is {k!r}; search needs k of at least 1")
+        vector = self._query_array(query_vector)
+        self._require_collection()
+        expr = category_filter(category) if category is not None else ""
+        if mode == "dense":
+            return self._dense(vector, k, expr)
+        return self._hybrid(query_text, vector, k, expr, self.settings.rrf_k if rrf_k is None else rrf_k)
+
+    def _query_array(self, query_vector: Sequence[float]) -> np.ndarray:
+        vector = np.asarray(query_vector, dtype=np.float32)
+        if vector.shape != (self.dim,):
+            raise InvalidQueryError(
+                f"query vector has shape {vector.shape}, collection {self.collection!r} expects "
+                f"({self.dim},); embed the query with the model used at ingest"
+            )
+        if not np.all(np.isfinite(vector)):
+            raise InvalidQueryError("query vector holds NaN or infinity; every component must be finite")
+        return vector
+
+    def _dense_params(self, k: int) -> dict[str, Any]:
+        # HNSW needs ef >= k on the server; FLAT takes no search parameters.
+        params = {"ef": max(k, 64)} if self.index_type == "HNSW" else {}
+        return {"metric_type": "L2", "params": params}
+
+    def _dense(self, vector: np.ndarray, k: int, expr: str) -> list[Candidate]:
+        with self._engine("run the dense search"):
+            result = self.client.search(
+                self.collection,
+                data=[vector.tolist()],
+                anns_field=_DENSE,
+                limit=k,
+                filter=expr,
+                output_fields=_OUTPUT,
+                search_params=self._dense_params(k),
+            )
+        return [
+            _candidate(hit, rank, label="dense", dense_distance=None)
+            for rank, hit in enumerate(result[0], start=1)
+        ]
+
+    def _hybrid(self, text: str, vector: np.ndarray, k: int, expr: str, rrf_k: int) -> list[Candidate]:
+        from pymilvus import AnnSearchRequest, RRFRanker
+
+        requests = [
+            AnnSearchRequest(
+                data=[vector.tolist()], anns_field=_DENSE, param=self._dense_params(k), limit=k, expr=expr
+            )
+        ]
+        if text.strip():
+            requests.append(
+                AnnSearchRequest(
+                    data=[text], anns_field=_SPARSE, param={"metric_type": "BM25"}, limit=k, expr=expr
+                )
+            )
+        with self._engine("run the hybrid search"):
+            result = self.client.hybrid_search(
+                self.collection, requests, RRFRanker(rrf_k), limit=k, output_fields=[*_OUTPUT, _DENSE]
+            )
+        candidates = []
+        for rank, hit in enumerate(result[0], start=1):
+            stored = np.asarray(hit["entity"][_DENSE], dtype=np.float32)
+            diff = stored - vector
+            distance = float(np.sum(diff * diff, dtype=np.float32))
+            candidates.append(_candidate(hit, rank, label="hybrid", dense_distance=distance))
+        return candidates
+
+    # -- errors -----------------------------------------------------------------------------------
+
+    @contextmanager
+    def _engine(self, what: str) -> Iterator[None]:
+        """Turn engine failures into :class:`StoreError` saying what the store was doing, and where."""
+        try:
+            yield
+        except RetrievalQualityError:
+            raise
+        except Exception as exc:
+            from pymilvus.exceptions import MilvusException
+
+            if not isinstance(exc, MilvusException | ConnectionError | OSError):
+                raise  # a bug, not an engine failure: keep its type and traceback
+            raise StoreError(
+                f"Milvus could not {what} (collection {self.collection!r}): "
+                f"{_scrub(_describe(exc), self._secret)}; check that the engine is up and the collection "
+                "was created by this store"
+            ) from exc
+
+
+def _candidate(hit: Any, rank: int, *, label: str, dense_distance: float | None) -> Candidate:
+    entity = hit["entity"]
+    score = float(hit["distance"])
+    return Candidate(
+        doc_id=entity[_DOC],
+        chunk_index=int(entity[_INDEX]),
+        text=entity[_TEXT],
+        original_rank=rank,
+        score=score,
+        score_label=label,
+        raw_score=score,
+        dense_distance=dense_distance,
+        category=entity.get(_CATEGORY),
+        source_type=entity.get(_SOURCE),
+    )
+
+
+def redact_uri(uri: str) -> str:
+    """The URI without a ``user:password@`` part, for messages."""
+    return re.sub(r"(?<=://)[^/@]*@", "***@", uri)
+
+
+def _describe(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return str(message)
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
