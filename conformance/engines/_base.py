@@ -191,8 +191,10 @@ class Engine:
                 failures.append(f"{name} ({type(exc).__name__}: {exc})")
         if failures:
             raise EngineError(
-                f"cleanup on {self.redacted_uri} dropped {len(dropped)} collection(s) but could not drop: "
-                f"{'; '.join(failures)}; drop them by hand (they all start with {self.prefix!r})"
+                self._scrub(
+                    f"cleanup on {self.redacted_uri} dropped {len(dropped)} collection(s) but could not "
+                    f"drop: {'; '.join(failures)}; drop them by hand (they start with {self.prefix!r})"
+                )
             )
         return dropped
 
@@ -220,13 +222,14 @@ class Engine:
             if self._stop is not None:
                 self._stop()
 
+    def _scrub(self, message: str) -> str:
+        return scrub(message, self.endpoint.token.get_secret_value() if self.endpoint.token else None)
+
     def _cleanup_error(self, what: str, exc: BaseException) -> EngineError:
-        token = self.endpoint.token.get_secret_value() if self.endpoint.token else None
         return EngineError(
-            scrub(
+            self._scrub(
                 f"cleanup could not {what} on {self.redacted_uri} ({type(exc).__name__}: {exc}); "
-                f"collections starting with {self.prefix!r} may remain: drop them by hand",
-                token,
+                f"collections starting with {self.prefix!r} may remain: drop them by hand"
             )
         )
 

@@ -25,7 +25,9 @@ _orphaned = threading.Event()
 
 
 def _watch_parent(remove_on_orphan: str | None) -> None:
-    while sys.stdin.buffer.read(4096):  # the parent never writes; anything read is ignored
+    # os.read on the raw fd: a daemon thread parked inside sys.stdin's buffered reader holds its lock
+    # and makes interpreter shutdown abort ("could not acquire lock ... at interpreter shutdown").
+    while os.read(0, 4096):  # the parent never writes; anything read is ignored
         pass
     _orphaned.set()
     # Parent gone: stop the server the way Ctrl-C would (drains requests, releases the dir lock).

@@ -18,7 +18,9 @@ def redact_uri(uri: str) -> str:
         netloc = "***@" + netloc.rpartition("@")[2]
     # Query strings are where some providers put API keys; the kit never needs to show them.
     query = "***" if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    shown = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    # Without "//" the parser finds no netloc ("user:pw@host"); anything before an "@" may be secret.
+    return "***@" + shown.rpartition("@")[2] if "@" in shown.replace("***@", "") else shown
 
 
 def scrub(text: str, *secrets: str | None) -> str:
