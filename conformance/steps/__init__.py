@@ -1,3 +1,7 @@
 """Step definitions, one module per domain. The plugin registers every module listed here."""
 
-STEP_MODULES: tuple[str, ...] = ()
+STEP_MODULES: tuple[str, ...] = (
+    "conformance.steps.quality",
+    "conformance.steps.postprocess",
+    "conformance.steps.gates",
+)
