@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         from milvus_lite.cmdline import main as milvus_lite_main  # the public `milvus-lite` CLI
 
         server_args = ["server", "--data-dir", args.data_dir, "--host", args.host, "--port", str(args.port)]
-        return milvus_lite_main(server_args)
+        return int(milvus_lite_main(server_args))
     except KeyboardInterrupt:  # interrupted before the server installed its own handling
         return 0
     finally:
