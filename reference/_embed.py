@@ -29,7 +29,7 @@ STOP_WORDS = frozenset(
     """a about after all an and any are as at be because been before but by can could did do does
     for from had has have how i if in into is it its may me must my no not of on or our so than that
     the their them then there these they this to too under until up us was we were what when where
-    which while who why will with would you your""".split()
+    which while who why will with would you your""".split()  # noqa: SIM905 - a word list reads better as text
 )
 
 
@@ -50,8 +50,8 @@ class HashingEmbedder:
     The same ``(dim, seed, text)`` always gives the same vector, on every machine and Python version
     (the hash is BLAKE2b keyed by the seed, not Python's salted ``hash``). Components are float32
     values stored as Python floats, so a distance computed on the client in float32 agrees with the
-    engine's. A text with no word token (empty, whitespace, punctuation, stop words only) has no direction: it embeds
-    to the zero vector, which is equally far (squared distance 1) from every unit vector.
+    engine's. A text with no word token (empty, whitespace, punctuation, stop words only) has no
+    direction: it embeds to the zero vector, equally far (squared distance 1) from every unit vector.
     """
 
     def __init__(self, dim: int = 384, *, seed: int = 0) -> None:

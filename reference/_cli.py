@@ -1,0 +1,214 @@
+"""``rag-reference``: ingest chunks and look knowledge up from the shell. A thin layer over the library.
+
+Examples::
+
+    rag-reference ingest --sample
+    rag-reference query "how do I reset my password" --category account
+    rag-reference --uri http://localhost:19530 query "refund time" --mode dense --json
+
+The URI comes from ``--uri``, else ``MILVUS_URI``, else the Milvus Lite file ``./rag-reference.db``.
+The token is read from ``MILVUS_TOKEN`` only, so it never shows up in shell history or ``ps``.
+Texts and queries without vectors are embedded with :class:`reference.HashingEmbedder` of ``--dim``:
+offline and deterministic, but not a semantic model. Query a collection built with another model
+through the library instead, with that model's query vectors.
+
+Exit codes: 0 success, 2 an error the message explains (bad input, unreachable engine), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from ._embed import HashingEmbedder
+from ._errors import InvalidSettingError, RetrievalQualityError
+from ._ingest import read_jsonl, sample_path
+from ._lookup import LookupResult, lookup_knowledge
+from ._settings import Settings
+from ._store import MilvusKnowledgeStore, redact_uri
+
+__all__ = ["main"]
+
+DEFAULT_URI = "./rag-reference.db"
+DEFAULT_COLLECTION = "rag_reference"
+DEFAULT_DIM = 384
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
+    args = _parser().parse_args(argv)
+    # pymilvus logs every failed RPC with a traceback at ERROR level; the CLI reports errors itself.
+    milvus_log = logging.getLogger("pymilvus")
+    level = milvus_log.level
+    milvus_log.setLevel(logging.CRITICAL)
+    try:
+        return args.run(args)
+    except RetrievalQualityError as exc:
+        print(f"rag-reference: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rag-reference: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `rag-reference query ... | head`: the reader left; stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    finally:
+        milvus_log.setLevel(level)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag-reference",
+        description="Reference knowledge store for the rag-retrieval-quality-score spec, on Milvus.",
+    )
+    parser.add_argument(
+        "--uri", help=f"Milvus URI or Milvus Lite file (env MILVUS_URI, default {DEFAULT_URI})"
+    )
+    parser.add_argument("--collection", default=DEFAULT_COLLECTION, help="collection name (%(default)s)")
+    parser.add_argument(
+        "--dim", type=_dimension, default=DEFAULT_DIM, help="dense vector dimension (%(default)s)"
+    )
+    parser.add_argument(
+        "--index-type",
+        choices=("FLAT", "HNSW"),
+        default="FLAT",
+        help="dense index when creating (%(default)s)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="upsert chunks from a JSON Lines file")
+    source = ingest.add_mutually_exclusive_group(required=True)
+    source.add_argument("file", nargs="?", help="one chunk per line: docId, chunkIndex, text[, vector, ...]")
+    source.add_argument("--sample", action="store_true", help="ingest the bundled 32-chunk sample")
+    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per upsert (%(default)s)")
+    ingest.set_defaults(run=_ingest)
+
+    query = commands.add_parser("query", help="look knowledge up and print the evidence")
+    query.add_argument("text", help="the query text")
+    query.add_argument("--mode", choices=("dense", "hybrid"), help="default: retrieval.search.mode")
+    query.add_argument("--category", help="filter by category; a low-quality result retries unfiltered")
+    query.add_argument("--settings", help="settings file (.toml, .yaml, .json); env overrides apply")
+    query.add_argument("--json", action="store_true", help="print the LookupResult as JSON")
+    query.set_defaults(run=_query)
+
+    drop = commands.add_parser("drop", help="drop the collection")
+    drop.set_defaults(run=_drop)
+    return parser
+
+
+def _dimension(value: str) -> int:
+    try:
+        dim = int(value)
+    except ValueError:
+        dim = 0
+    if dim < 2:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a vector dimension; use an integer of at least 2")
+    return dim
+
+
+def _settings(path: str | None) -> Settings:
+    try:
+        return Settings.load(path)
+    except RetrievalQualityError:
+        raise
+    except Exception as exc:  # OSError, or the TOML/YAML/JSON parser's own error type
+        raise InvalidSettingError(str(path), f"cannot read the settings file: {exc}") from None
+
+
+def _uri(args: argparse.Namespace) -> str:
+    return args.uri or os.environ.get("MILVUS_URI") or DEFAULT_URI
+
+
+def _connect(args: argparse.Namespace, settings: Settings | None = None) -> MilvusKnowledgeStore:
+    return MilvusKnowledgeStore.connect(
+        _uri(args),
+        collection=args.collection,
+        dim=args.dim,
+        token=os.environ.get("MILVUS_TOKEN") or None,
+        settings=settings,
+        index_type=args.index_type,
+    )
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    path = sample_path() if args.sample else args.file
+    chunks = read_jsonl(path, dim=args.dim)
+    with _connect(args) as store:
+
+        def progress(done: int) -> None:
+            print(f"  ingested {done} chunks ...", file=sys.stderr, flush=True)
+
+        total = store.ingest(
+            chunks, batch_size=args.batch_size, embedder=HashingEmbedder(args.dim), progress=progress
+        )
+        count = store.count()
+    print(
+        f"ingested {total} chunks from {path} into {args.collection!r} at {redact_uri(_uri(args))}; "
+        f"the collection holds {count}"
+    )
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    settings = _settings(args.settings)
+    vector = HashingEmbedder(args.dim).embed([args.text])[0]
+    with _connect(args, settings) as store:
+        result = lookup_knowledge(
+            store, args.text, vector, settings=settings, category=args.category, mode=args.mode
+        )
+    if args.json:
+        print(result.model_dump_json(by_alias=True, indent=2))
+    else:
+        _print_result(result, query=args.text, mode=args.mode or settings.search_mode, out=sys.stdout)
+    return 0
+
+
+def _drop(args: argparse.Namespace) -> int:
+    with _connect(args) as store:
+        store.drop()
+    print(f"dropped {args.collection!r} at {redact_uri(_uri(args))}")
+    return 0
+
+
+def _print_result(result: LookupResult, *, query: str, mode: str, out: TextIO) -> None:
+    res = result.result
+    retry = "yes, the category-filtered result was low quality" if result.retried else "no"
+    top = "-" if res.top_quality_score is None else f"{res.top_quality_score:.3f}"
+    print(f"query: {query!r}  mode: {mode}  path: {result.path}  retry ran: {retry}", file=out)
+    print(
+        f"relevance: {res.relevance_level.value}  top qualityScore: {top}  "
+        f"low quality: {'yes' if res.is_low_quality else 'no'}  completeness: {res.completeness.value}",
+        file=out,
+    )
+    if result.filtered_result is not None:
+        first = result.filtered_result
+        first_top = "-" if first.top_quality_score is None else f"{first.top_quality_score:.3f}"
+        print(f"filtered attempt: {len(first.blocks)} blocks, top qualityScore {first_top}", file=out)
+    if not res.blocks:
+        print("no evidence", file=out)
+        return
+    header = (
+        f"{'originalRank':>12}  {'evidence':<28} {'scoreLabel':<10} {'score':>10} "
+        f"{'denseDistance':>13} {'qualityScore':>12}  hitReasons"
+    )
+    print(header, file=out)
+    for block in res.blocks:
+        dense = "-" if block.dense_distance is None else f"{block.dense_distance:.4f}"
+        score = "-" if block.score is None else f"{block.score:.6f}"
+        print(
+            f"{block.original_rank:>12}  {block.evidence_key:<28} {block.score_label:<10} {score:>10} "
+            f"{dense:>13} {block.quality_score:>12.3f}  {', '.join(block.hit_reasons)}",
+            file=out,
+        )
+        excerpt = block.excerpt if len(block.excerpt) <= 100 else block.excerpt[:97] + "..."
+        print(f"{'':>14}{excerpt}", file=out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

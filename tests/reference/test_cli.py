@@ -1,0 +1,224 @@
+"""The ``rag-reference`` CLI, run in-process on a temporary Milvus Lite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reference._cli import main
+from reference._lookup import LookupResult
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MILVUS_URI", "MILVUS_TOKEN", "RAG_RETURN_N", "RETRIEVAL_SEARCH_MODE", "RAG_RETRIEVE_K"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A Lite file with the bundled sample ingested once; query tests only read it."""
+    db = str(tmp_path_factory.mktemp("cli") / "sample.db")
+    assert main(["--uri", db, "ingest", "--sample"]) == 0
+    return db
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ingest_sample_reports_count_and_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "--uri", str(tmp_path / "s.db"), "ingest", "--sample", "--batch-size", "10")
+    assert code == 0
+    assert "ingested 32 chunks" in out
+    assert "holds 32" in out
+    assert [line.strip() for line in err.splitlines()] == [
+        f"ingested {n} chunks ..." for n in (10, 20, 30, 32)
+    ]
+
+
+def test_ingest_twice_does_not_duplicate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "twice.db")
+    _run(capsys, "--uri", db, "ingest", "--sample")
+    code, out, _ = _run(capsys, "--uri", db, "ingest", "--sample")
+    assert code == 0
+    assert "holds 32" in out
+
+
+def test_query_prints_evidence_in_order(sample_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(
+        capsys, "--uri", sample_db, "query", "how do I reset my password", "--category", "account"
+    )
+    assert code == 0, err
+    assert "mode: hybrid" in out
+    assert "path: filtered" in out
+    assert "retry ran: no" in out
+    assert "relevance: " in out
+    for column in ("originalRank", "scoreLabel", "score", "denseDistance", "qualityScore", "hitReasons"):
+        assert column in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert rows[0][1] == "account-password#0"
+    assert [int(r[0]) for r in rows] == sorted(int(r[0]) for r in rows)
+    assert {r[2] for r in rows} == {"hybrid"}
+
+
+def test_query_shows_the_retry(sample_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(
+        capsys, "--uri", sample_db, "query", "how do I reset my password", "--category", "shipping"
+    )
+    assert code == 0
+    assert "path: unfiltered_retry" in out
+    assert "retry ran: yes" in out
+    assert "filtered attempt:" in out
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_query_json_is_the_lookup_result(
+    sample_db: str, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    code, out, _ = _run(capsys, "--uri", sample_db, "query", "descale the kettle", "--mode", mode, "--json")
+    assert code == 0
+    assert '"scoreLabel"' in out  # camelCase aliases
+    found = LookupResult.model_validate_json(out)
+    assert found.path == "unfiltered"
+    assert found.result.blocks[0].doc_id == "product-descaling"
+    assert {c.score_label for c in found.candidates} == {mode}
+
+
+def test_uri_from_the_environment(
+    sample_db: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MILVUS_URI", sample_db)
+    code, out, _ = _run(capsys, "query", "refund", "--json")
+    assert code == 0
+    assert LookupResult.model_validate_json(out).candidates
+
+
+def test_settings_file_applies(sample_db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = tmp_path / "s.toml"
+    settings.write_text('[rag]\nreturn-n = 1\n[retrieval.search]\nmode = "dense"\n')
+    code, out, _ = _run(capsys, "--uri", sample_db, "query", "invoice", "--settings", str(settings), "--json")
+    assert code == 0
+    found = LookupResult.model_validate_json(out)
+    assert len(found.result.blocks) == 1
+    assert found.result.blocks[0].score_label == "dense"
+
+
+def test_bad_settings_file_is_a_clean_error(
+    sample_db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        capsys, "--uri", sample_db, "query", "x", "--settings", str(tmp_path / "missing.toml")
+    )
+    assert code == 2
+    assert "missing.toml" in err
+    assert "Traceback" not in err
+
+
+def test_ingest_file_with_and_without_vectors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "chunks.jsonl"
+    lines = [
+        {"docId": "a", "chunkIndex": 0, "text": "alpha text", "vector": [1, 0, 0, 0]},
+        {"docId": "a", "chunkIndex": 1, "text": "beta text", "category": "x", "sourceType": "faq"},
+    ]
+    data.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+    db = str(tmp_path / "f.db")
+    code, out, err = _run(capsys, "--uri", db, "--dim", "4", "ingest", str(data))
+    assert code == 0, err
+    assert "ingested 2 chunks" in out
+    code, out, _ = _run(capsys, "--uri", db, "--dim", "4", "query", "beta", "--mode", "hybrid", "--json")
+    assert code == 0
+    assert LookupResult.model_validate_json(out).result.blocks[0].evidence_key == "a#1"
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "message"),
+    [
+        (
+            '{"docId": "a", "chunkIndex": 0, "text": "ok"}\n{"docId": "b", "chunkIndex": 0,\n',
+            2,
+            "not valid JSON",
+        ),
+        ('{"docId": "a", "chunkIndex": 0}\n', 1, "missing field 'text'"),
+        ('\n{"docId": "a", "chunkIndex": 0, "text": "t", "vector": [1, 2]}\n', 2, "dimension 2"),
+        ('{"docId": "a", "chunkIndex": 0, "text": "t", "titel": "x"}\n', 1, "unknown field 'titel'"),
+        ('["docId", "a"]\n', 1, "must be a JSON object"),
+        ('{"docId": "", "chunkIndex": 0, "text": "t"}\n', 1, "docId is empty"),
+        ('{"docId": "a", "chunkIndex": "zero", "text": "t"}\n', 1, "field 'chunkIndex'"),
+    ],
+    ids=[
+        "bad-json",
+        "missing-field",
+        "dimension",
+        "unknown-field",
+        "not-object",
+        "empty-doc-id",
+        "bad-index",
+    ],
+)
+def test_bad_line_names_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, line: int, message: str
+) -> None:
+    data = tmp_path / "bad.jsonl"
+    data.write_text(content)
+    code, _, err = _run(capsys, "--uri", str(tmp_path / "b.db"), "--dim", "4", "ingest", str(data))
+    assert code == 2
+    assert f"{data}:{line}: " in err
+    assert message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_empty_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str) -> None:
+    data = tmp_path / "empty.jsonl"
+    data.write_text(content)
+    code, _, err = _run(capsys, "--uri", str(tmp_path / "e.db"), "ingest", str(data))
+    assert code == 2
+    assert f"{data}: the file holds no chunks" in err
+
+
+def test_missing_file_fails_before_connecting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "--uri", str(tmp_path / "m.db"), "ingest", str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "nope.jsonl: cannot open the file" in err
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_unreachable_milvus_names_the_uri_not_the_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MILVUS_URI", "http://127.0.0.1:1")
+    monkeypatch.setenv("MILVUS_TOKEN", "s3cret")
+    code, _, err = _run(capsys, "query", "anything")
+    assert code == 2
+    assert "http://127.0.0.1:1" in err
+    assert "s3cret" not in err
+    assert "Traceback" not in err
+
+
+def test_query_before_ingest_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "--uri", str(tmp_path / "new.db"), "query", "anything")
+    assert code == 2
+    assert "does not exist; ingest" in err
+
+
+def test_drop_removes_the_collection(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "d.db")
+    data = tmp_path / "one.jsonl"
+    data.write_text('{"docId": "a", "chunkIndex": 0, "text": "t"}\n')
+    assert _run(capsys, "--uri", db, "--collection", "tmp_c", "ingest", str(data))[0] == 0
+    code, out, _ = _run(capsys, "--uri", db, "--collection", "tmp_c", "drop")
+    assert code == 0
+    assert "dropped 'tmp_c'" in out
+    assert _run(capsys, "--uri", db, "--collection", "tmp_c", "query", "t")[0] == 2
+
+
+def test_bad_dimension_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--dim", "1", "query", "x"])
+    assert info.value.code == 2
+    assert "not a vector dimension" in capsys.readouterr().err
