@@ -1,9 +1,11 @@
 """Reference implementation of the ``rag-retrieval-quality-score`` spec.
 
-Pure logic (labels, the single normalizer, the rank-preserving post-processor) plus, in later modules,
-a Milvus store and ``lookup_knowledge``.
+Pure logic (labels, the single normalizer, the rank-preserving post-processor), a Milvus store with one
+engine search per query, ``lookup_knowledge`` with the category low-quality retry, and an offline
+embedder. pymilvus is imported only when the store talks to Milvus.
 """
 
+from ._embed import Embedder, HashingEmbedder
 from ._errors import (
     EmptyIngestError,
     IngestError,
@@ -21,7 +23,9 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
+from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
+from ._lookup import LookupResult, lookup_knowledge
 from ._models import (
     Candidate,
     CompletenessHint,
@@ -34,25 +38,32 @@ from ._models import (
 from ._postprocess import post_process
 from ._quality import rank_to_quality, to_quality_score
 from ._settings import Settings
+from ._store import InvalidQueryError, MilvusKnowledgeStore
 
 __all__ = [
     "CANONICAL_LABELS",
     "LEGACY_ALIASES",
     "Candidate",
+    "Chunk",
     "CompletenessHint",
     "DroppedCandidate",
+    "Embedder",
     "EmptyIngestError",
     "EvidenceBlock",
+    "HashingEmbedder",
     "IngestError",
     "InvalidCandidateError",
     "InvalidEvidenceIdError",
     "InvalidLimitError",
     "InvalidMaxL2DistanceError",
+    "InvalidQueryError",
     "InvalidRankError",
     "InvalidScoreError",
     "InvalidSettingError",
     "InvalidThresholdError",
     "L0Hints",
+    "LookupResult",
+    "MilvusKnowledgeStore",
     "MilvusUnavailableError",
     "PostProcessResult",
     "RelevanceLevel",
@@ -62,7 +73,10 @@ __all__ = [
     "UnknownScoreLabelError",
     "VectorDimensionError",
     "canonicalize_label",
+    "lookup_knowledge",
     "post_process",
     "rank_to_quality",
+    "read_jsonl",
+    "sample_path",
     "to_quality_score",
 ]
