@@ -44,7 +44,7 @@ from ._settings import Settings
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
 
-__all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter"]
+__all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter", "redact_uri"]
 
 SearchMode = Literal["dense", "hybrid"]
 IndexType = Literal["FLAT", "HNSW"]
@@ -134,7 +134,11 @@ class MilvusKnowledgeStore:
                 f"cannot reach Milvus at {redact_uri(uri)} (timeout {timeout:g} s): {reason}; check that the "
                 "server is running and the URI, port and token are right (MILVUS_URI, MILVUS_TOKEN)"
             ) from None  # the cause may carry connection options; do not chain it
-        store = cls(client, collection=collection, dim=dim, settings=settings, index_type=index_type)
+        try:
+            store = cls(client, collection=collection, dim=dim, settings=settings, index_type=index_type)
+        except StoreError:
+            client.close()  # a bad argument must not leak the connection just opened
+            raise
         store._owns_client = True
         store._secret = token
         return store
@@ -435,8 +439,8 @@ def _candidate(hit: Any, rank: int, *, label: str, dense_distance: float | None)
 
 
 def redact_uri(uri: str) -> str:
-    """The URI without a ``user:password@`` part, for messages."""
-    return re.sub(r"(?<=://)[^/@]*@", "***@", uri)
+    """The URI with any ``user:password@`` part replaced by ``***@``, with or without a scheme."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)?[^/@]*@", r"\1***@", uri)
 
 
 def _describe(exc: BaseException) -> str:

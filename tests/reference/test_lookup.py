@@ -191,3 +191,12 @@ def test_result_round_trips_through_camel_case_json(store: MilvusKnowledgeStore)
     assert '"filteredResult"' in text
     assert '"denseDistance"' in text
     assert LookupResult.model_validate_json(text) == found
+
+
+def test_category_without_chunks_retries_unfiltered(store: MilvusKnowledgeStore, calls: Counter[str]) -> None:
+    found = lookup_knowledge(store, QUERY_TEXT, QUERY_VECTOR, category="no-such-category", mode="hybrid")
+    assert (found.path, found.retried) == ("unfiltered_retry", True)
+    assert found.filtered_result is not None
+    assert found.filtered_result.blocks == ()
+    assert found.result.blocks
+    assert calls == {"hybrid_search": 2}

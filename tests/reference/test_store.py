@@ -25,7 +25,7 @@ from reference import (
     VectorDimensionError,
 )
 from reference._ingest import Chunk
-from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter
+from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter, redact_uri
 
 DIM = 8
 K = 5
@@ -412,3 +412,16 @@ def test_settings_default_and_override(client: MilvusClient) -> None:
     assert MilvusKnowledgeStore(client, collection="x", dim=DIM).settings == Settings()
     custom = Settings(rrf_k=7)
     assert MilvusKnowledgeStore(client, collection="x", dim=DIM, settings=custom).settings.rrf_k == 7
+
+
+@pytest.mark.parametrize(
+    ("uri", "shown"),
+    [
+        ("http://root:pw@db:19530", "http://***@db:19530"),
+        ("root:pw@db:19530", "***@db:19530"),
+        ("https://db:443", "https://db:443"),
+        ("./local.db", "./local.db"),
+    ],
+)
+def test_redact_uri_hides_credentials_with_or_without_scheme(uri: str, shown: str) -> None:
+    assert redact_uri(uri) == shown
