@@ -10,6 +10,7 @@ __all__ = [
     "AdapterLoadError",
     "ConformanceError",
     "EngineError",
+    "ImplementationProcessError",
     "InvalidReplyError",
 ]
 
@@ -46,3 +47,22 @@ class InvalidReplyError(ConformanceError):
         self.adapter = adapter
         self.operation = operation
         super().__init__(f"adapter {adapter!r} gave an invalid {operation} reply: {detail}")
+
+
+class ImplementationProcessError(ConformanceError):
+    """An out-of-process implementation died, hung or could not be (re)started during a call.
+
+    Not an :class:`AdapterCallError`: steps may read a refusal to answer as a FAILED assertion, but a
+    dead process says nothing about the spec, so the scenario must be ERRORED. ``stderr_tail`` is the
+    end of what the process wrote to stderr, with any Milvus token already removed.
+    """
+
+    def __init__(self, adapter: str, operation: str, detail: str, stderr_tail: str = "") -> None:
+        self.adapter = adapter
+        self.operation = operation
+        self.detail = detail
+        self.stderr_tail = stderr_tail
+        message = f"implementation {adapter!r} failed during {operation}: {detail}"
+        if stderr_tail:
+            message += f"\n--- last lines of its stderr ---\n{stderr_tail}"
+        super().__init__(message)

@@ -3,21 +3,25 @@
 An adapter spec is one of:
 
 - ``reference``, or any name registered in the entry-point group ``rag_conformance.adapters``;
-- ``module:attr``: an ``Implementation`` instance, a class, or a no-argument factory.
+- ``module:attr``: an ``Implementation`` instance, a class, or a no-argument factory;
+- ``cmd:<command line>``: a program in any language speaking the stdio protocol
+  (:class:`conformance.stdio.StdioAdapter`).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
 from ._errors import AdapterLoadError
 from ._protocol import ImplementationInfo
 
-__all__ = ["ENTRY_POINT_GROUP", "LoadedAdapter", "load_adapter", "missing_methods"]
+__all__ = ["CMD_PREFIX", "ENTRY_POINT_GROUP", "LoadedAdapter", "load_adapter", "missing_methods"]
 
 ENTRY_POINT_GROUP = "rag_conformance.adapters"
+CMD_PREFIX = "cmd:"
 _METHODS = (
     "describe",
     "canonicalize_label",
@@ -30,8 +34,15 @@ _METHODS = (
 )
 
 
-def load_adapter(spec: str) -> tuple[LoadedAdapter, ImplementationInfo]:
-    """Build the implementation named by ``spec`` and ask it to describe itself."""
+def load_adapter(
+    spec: str, *, stdio_options: Mapping[str, Any] | None = None
+) -> tuple[LoadedAdapter, ImplementationInfo]:
+    """Build the implementation named by ``spec`` and ask it to describe itself.
+
+    ``stdio_options`` (``timeout``, ``validate``, ``cwd``, ``env``) apply to ``cmd:`` specs only.
+    """
+    if spec.startswith(CMD_PREFIX):
+        return _load_command(spec, stdio_options or {})
     target = _resolve(spec)
     try:
         implementation = _build(target)
@@ -52,6 +63,18 @@ def load_adapter(spec: str) -> tuple[LoadedAdapter, ImplementationInfo]:
             f"(name, version, capabilities); it gave {type(exc).__name__}: {exc}"
         ) from exc
     return LoadedAdapter(implementation, info), info
+
+
+def _load_command(spec: str, options: Mapping[str, Any]) -> tuple[LoadedAdapter, ImplementationInfo]:
+    from .stdio import StdioAdapter  # lazy: in-process adapters never pay for the subprocess machinery
+
+    adapter = StdioAdapter(spec[len(CMD_PREFIX) :], **options)
+    try:
+        info = adapter.describe()  # raises AdapterLoadError saying what went wrong, stderr included
+    except BaseException:
+        adapter.close()
+        raise
+    return LoadedAdapter(adapter, info), info
 
 
 class LoadedAdapter:

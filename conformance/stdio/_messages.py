@@ -1,0 +1,248 @@
+"""The stdio protocol's messages, built from the adapter boundary's wire models.
+
+Nothing here repeats a field list of :mod:`conformance._protocol`: a request message is an envelope
+(``type``, ``seq``) around the very model the in-process Protocol takes, and a reply is an envelope
+(``seq``) around the very model it returns. JSON Schema is generated from these classes, never written
+by hand, so the schema, the kit and the in-process adapters cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    Discriminator,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    Tag,
+    TypeAdapter,
+    field_serializer,
+)
+
+from .._protocol import (
+    Corpus,
+    ImplementationInfo,
+    LookupReply,
+    LookupRequest,
+    MilvusEndpoint,
+    PostProcessReply,
+    PostProcessRequest,
+    QualityRequest,
+    SearchReply,
+    SearchRequest,
+    Wire,
+)
+
+__all__ = [
+    "OPERATIONS",
+    "PROTOCOL_VERSION",
+    "REVEAL_TOKEN",
+    "CanonicalizeLabelMessage",
+    "ErrorDetail",
+    "ErrorReply",
+    "KitMessage",
+    "LookupMessage",
+    "PostProcessMessage",
+    "PrepareMessage",
+    "QualityScoreMessage",
+    "SearchMessage",
+    "SkippedReply",
+    "StartMessage",
+    "StopMessage",
+    "kit_messages",
+    "reply_adapter",
+]
+
+PROTOCOL_VERSION = 1
+SPEC_NAME = "rag-retrieval-quality-score"
+# Serialization context key: only the bytes written to the child's stdin carry the real token.
+REVEAL_TOKEN = "reveal_token"
+
+
+# -- kit -> implementation -----------------------------------------------------------------------
+
+
+class StartMessage(Wire):
+    """First line the kit writes. The reply's ``result`` is an :class:`ImplementationInfo`."""
+
+    type: Literal["start"]
+    seq: int
+    protocol_version: int = PROTOCOL_VERSION
+    spec: str = SPEC_NAME
+    kit_version: str
+
+
+class CanonicalizeLabelMessage(Wire):
+    """``labels``: the reply's ``result`` is the canonical label string."""
+
+    type: Literal["canonicalize_label"]
+    seq: int
+    label: str
+
+
+class QualityScoreMessage(Wire):
+    """``quality``: the reply's ``result`` is the qualityScore, a number."""
+
+    type: Literal["quality_score"]
+    seq: int
+    request: QualityRequest
+
+
+class PostProcessMessage(Wire):
+    """``post_process``: the reply's ``result`` is a PostProcessReply."""
+
+    type: Literal["post_process"]
+    seq: int
+    request: PostProcessRequest
+
+
+class PrepareMessage(Wire):
+    """``search``/``lookup``: ingest ``corpus`` into the Milvus at ``endpoint``; ``result`` is null.
+
+    ``endpoint.token`` is the only secret of the protocol. It travels on the child's stdin (not in
+    argv or the environment, which other local users can read), and nowhere else: repr, logs, error
+    messages and reports show it masked.
+    """
+
+    type: Literal["prepare"]
+    seq: int
+    endpoint: MilvusEndpoint
+    corpus: Corpus
+
+    @field_serializer("endpoint", mode="wrap")
+    def _token_on_stdin_only(
+        self, endpoint: MilvusEndpoint, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(endpoint)
+        if isinstance(info.context, dict) and info.context.get(REVEAL_TOKEN) and endpoint.token is not None:
+            data["token"] = endpoint.token.get_secret_value()
+        return data
+
+
+class SearchMessage(Wire):
+    """``search``: the reply's ``result`` is a SearchReply."""
+
+    type: Literal["search"]
+    seq: int
+    request: SearchRequest
+
+
+class LookupMessage(Wire):
+    """``lookup``: the reply's ``result`` is a LookupReply."""
+
+    type: Literal["lookup"]
+    seq: int
+    request: LookupRequest
+
+
+class StopMessage(Wire):
+    """Last line: drop what ``prepare`` created, reply ``result: null`` and exit."""
+
+    type: Literal["stop"]
+    seq: int
+
+
+KitMessage = Annotated[
+    StartMessage
+    | CanonicalizeLabelMessage
+    | QualityScoreMessage
+    | PostProcessMessage
+    | PrepareMessage
+    | SearchMessage
+    | LookupMessage
+    | StopMessage,
+    Field(discriminator="type"),
+]
+"""Every line the kit writes, told apart by ``type``."""
+
+
+# -- implementation -> kit -----------------------------------------------------------------------
+
+
+class ErrorDetail(Wire):
+    """Why the implementation could not answer: the scenario is ERRORED (or FAILED where refusing is
+    itself the wrong answer), with this text in the report."""
+
+    message: str
+    kind: str | None = Field(default=None, description="e.g. the exception class")
+    context: str | None = Field(default=None, description="e.g. a stack trace; shown shortened")
+
+
+class SkippedReply(Wire):
+    """The implementation declines this one question: the scenario is NOT APPLICABLE, with the reason."""
+
+    seq: int
+    skipped: str = Field(min_length=1)
+
+
+class ErrorReply(Wire):
+    """The implementation failed to answer this one question."""
+
+    seq: int
+    error: ErrorDetail
+
+
+def _result_model(operation: str, result: Any) -> type[Wire]:
+    name = "".join(part.title() for part in operation.split("_")) + "Result"
+    namespace = {"__annotations__": {"seq": int, "result": result}, "__module__": __name__}
+    namespace["__doc__"] = f"A successful reply to ``{operation}``."
+    return type(name, (Wire,), namespace)
+
+
+# The operation each request type names, and the type of the ``result`` of a successful reply.
+OPERATIONS: dict[str, Any] = {
+    "start": ImplementationInfo,
+    "canonicalize_label": str,
+    "quality_score": float,
+    "post_process": PostProcessReply,
+    "prepare": None,
+    "search": SearchReply,
+    "lookup": LookupReply,
+    "stop": None,
+}
+_RESULT_MODELS = {operation: _result_model(operation, result) for operation, result in OPERATIONS.items()}
+
+
+def _reply_kind(value: Any) -> str:
+    # Decide by which key is present, so a wrong reply gets the errors of the one shape it meant.
+    keys = value if isinstance(value, dict) else vars(value)
+    if "error" in keys:
+        return "error"
+    return "skipped" if "skipped" in keys else "result"
+
+
+def reply_adapter(operation: str) -> TypeAdapter[Any]:
+    """The validator (and schema source) of every acceptable reply line to ``operation``."""
+    return _REPLIES[operation]
+
+
+def _build_reply_adapter(operation: str) -> TypeAdapter[Any]:
+    union = Annotated[
+        Annotated[_RESULT_MODELS[operation], Tag("result")]
+        | Annotated[SkippedReply, Tag("skipped")]
+        | Annotated[ErrorReply, Tag("error")],
+        Discriminator(_reply_kind),
+    ]
+    return TypeAdapter(union)
+
+
+_REPLIES = {operation: _build_reply_adapter(operation) for operation in OPERATIONS}
+_KIT = TypeAdapter(KitMessage)
+
+
+def kit_messages() -> TypeAdapter[Any]:
+    """The validator (and schema source) of every line the kit writes."""
+    return _KIT
+
+
+MESSAGE_TYPES: dict[str, type[Wire]] = {
+    "start": StartMessage,
+    "canonicalize_label": CanonicalizeLabelMessage,
+    "quality_score": QualityScoreMessage,
+    "post_process": PostProcessMessage,
+    "prepare": PrepareMessage,
+    "search": SearchMessage,
+    "lookup": LookupMessage,
+    "stop": StopMessage,
+}

@@ -1,0 +1,140 @@
+"""One implementation child process: lines in, lines out, stderr kept as a tail, killable at once.
+
+Reader threads drain stdout and stderr continuously, so a chatty stderr can never fill its pipe and
+block the child, and a read can wait with a timeout (a plain ``readline`` cannot).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import IO
+
+__all__ = ["ChildProcess", "ProcessGoneError", "ReplyTimeoutError"]
+
+_EOF = object()
+_STDERR_LINES = 40
+_STDERR_CHARS = 1200  # the report keeps 2,000 characters per scenario; leave room for the message
+
+
+class ProcessGoneError(Exception):
+    """The child closed stdout or exited; ``returncode`` is its exit status when known."""
+
+    def __init__(self, returncode: int | None) -> None:
+        self.returncode = returncode
+        super().__init__(f"exit code {returncode}")
+
+
+class ReplyTimeoutError(Exception):
+    """No line arrived in time."""
+
+
+class ChildProcess:
+    """A started child with a line-oriented stdin/stdout and a bounded stderr tail."""
+
+    def __init__(
+        self, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None
+    ) -> None:
+        child_env = dict(os.environ)
+        # Python children block-buffer a piped stdout; a reply stuck in a buffer reads as a hang.
+        child_env.setdefault("PYTHONUNBUFFERED", "1")
+        child_env.update(env or {})
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        # A session of its own, so a kill also reaches grandchildren (a shell wrapper, npm, ...).
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=child_env,
+            start_new_session=True,
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # noqa: PT018 - PIPEs above
+        self._stdin: IO[bytes] = self.proc.stdin
+        self._out = threading.Thread(target=self._pump_stdout, args=(self.proc.stdout,), daemon=True)
+        self._err = threading.Thread(target=self._pump_stderr, args=(self.proc.stderr,), daemon=True)
+        self._out.start()
+        self._err.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _pump_stdout(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            for raw in iter(stream.readline, b""):
+                self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        self._lines.put(_EOF)
+
+    def _pump_stderr(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            for raw in iter(stream.readline, b""):
+                self._stderr.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+
+    def send(self, line: str) -> None:
+        """Write one line; :class:`ProcessGoneError` if the child no longer reads."""
+        try:
+            self._stdin.write(line.encode("utf-8") + b"\n")
+            self._stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            raise ProcessGoneError(self._returncode_soon()) from None
+
+    def receive(self, timeout: float) -> str:
+        """The next stdout line; :class:`ReplyTimeoutError` or :class:`ProcessGoneError` otherwise."""
+        try:
+            item = self._lines.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            raise ReplyTimeoutError from None
+        if item is _EOF:
+            self._lines.put(_EOF)  # stay at EOF for later reads
+            raise ProcessGoneError(self._returncode_soon())
+        return str(item)
+
+    def stderr_tail(self) -> str:
+        """The last lines the child wrote to stderr (bounded), once the stderr pipe is drained."""
+        if self.proc.poll() is not None:
+            self._err.join(timeout=1.0)
+        text = "\n".join(self._stderr).strip()
+        return text if len(text) <= _STDERR_CHARS else "…" + text[-_STDERR_CHARS:]
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _returncode_soon(self, wait: float = 1.0) -> int | None:
+        try:
+            return self.proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL the child's whole session (only processes this kit started) and reap it."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5.0)
+        self._close_pipes()
+
+    def finish(self, grace: float) -> None:
+        """Close stdin (EOF tells a well-behaved child to exit), wait ``grace`` seconds, then kill."""
+        with contextlib.suppress(OSError, ValueError):
+            self._stdin.close()
+        deadline = time.monotonic() + grace
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()
