@@ -1,0 +1,279 @@
+"""A recording gRPC proxy in front of Milvus: which RPCs an implementation really made.
+
+Black-box answers cannot prove "dense mode SHALL call dense ANN only": an implementation could run a
+BM25 search too and discard it. The proxy sits on 127.0.0.1 between the implementation and the engine,
+forwards every call as raw bytes (so it works for any client, in any language, and for any Milvus
+version), and records the method; ``Search`` and ``HybridSearch`` requests are decoded with pymilvus's
+generated protobuf classes to see which vector field each (sub-)search used and whether its query was
+a dense vector, a sparse vector, or text (a BM25 full-text search).
+
+grpcio and pymilvus are imported when a proxy starts, never at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ._errors import EngineError
+
+__all__ = ["RecordedCall", "RecordingProxy", "SearchTarget", "non_dense_searches"]
+
+QueryKind = Literal["dense", "sparse", "text", "unknown"]
+_MAX_MESSAGE = -1  # unlimited both ways: a corpus insert can be large
+_CALL_TIMEOUT_CAP = 300.0  # seconds; forwarding ctx.time_remaining() unchanged fails calls at once
+_SERVICE_PREFIX = "/milvus.proto.milvus.MilvusService/"
+# PlaceholderType values (common.proto): what the query of one (sub-)search was made of.
+_DENSE_TYPES = {100, 101, 102, 103, 105}  # binary, float, float16, bfloat16, int8 vectors
+_SPARSE_TYPES = {104}
+_TEXT_TYPES = {21}  # VarChar: raw text for a BM25 function
+
+
+@dataclass(frozen=True)
+class SearchTarget:
+    """One (sub-)search: the vector field it ran on, what its query was, and its metric."""
+
+    anns_field: str | None
+    kind: QueryKind
+    metric_type: str | None = None
+
+    def describe(self) -> str:
+        metric = f", metric {self.metric_type}" if self.metric_type else ""
+        return f"{self.kind} query on field {self.anns_field!r}{metric}"
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One RPC the proxy forwarded. ``searches`` is empty for anything but (hybrid) search."""
+
+    method: str
+    collection: str | None = None
+    searches: tuple[SearchTarget, ...] = field(default=())
+
+    @property
+    def is_search(self) -> bool:
+        return self.method in ("Search", "HybridSearch", "SearchByPrimaryKeys")
+
+    def describe(self) -> str:
+        if not self.searches:
+            return f"{self.method}({self.collection or ''})"
+        return f"{self.method}({self.collection}: {'; '.join(s.describe() for s in self.searches)})"
+
+
+def non_dense_searches(calls: Sequence[RecordedCall]) -> list[str]:
+    """Why ``calls`` are not "dense ANN only": each HybridSearch, and each non-dense (sub-)search.
+
+    An empty list means every search in ``calls`` was a plain ``Search`` with a dense-vector query.
+    """
+    problems = []
+    for call in calls:
+        if call.method == "HybridSearch" or (call.method == "Search" and len(call.searches) > 1):
+            problems.append(f"a hybrid search: {call.describe()}")
+        elif call.is_search and any(s.kind != "dense" for s in call.searches):
+            problems.append(f"a non-dense search: {call.describe()}")
+    return problems
+
+
+class RecordingProxy:
+    """Forward ``127.0.0.1:<free port>`` to ``target`` and record every call.
+
+    ``target`` is ``host:port`` or a Milvus URI (``http://host:port``; ``https://`` dials the engine
+    with TLS). The token travels as call metadata and is forwarded untouched, never recorded.
+    """
+
+    def __init__(self, target: str) -> None:
+        parts = urlsplit(target if "://" in target else f"http://{target}")
+        if not parts.hostname or not parts.port:
+            raise EngineError(f"recording proxy: {target!r} has no host:port to forward to")
+        self.target = f"{parts.hostname}:{parts.port}"
+        self.secure = parts.scheme == "https"
+        self._calls: list[RecordedCall] = []
+        self._lock = threading.Lock()
+        self._server: Any = None
+        self._channel: Any = None
+        self.port: int | None = None
+
+    @property
+    def uri(self) -> str:
+        """Where clients connect instead of the engine (after :meth:`start`)."""
+        if self.port is None:
+            raise EngineError("recording proxy: start() it first")
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> str:
+        """Start serving; return the proxy's URI."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        import grpc
+
+        options = [
+            ("grpc.max_send_message_length", _MAX_MESSAGE),
+            ("grpc.max_receive_message_length", _MAX_MESSAGE),
+        ]
+        if self.secure:
+            self._channel = grpc.secure_channel(self.target, grpc.ssl_channel_credentials(), options)
+        else:
+            self._channel = grpc.insecure_channel(self.target, options)
+        # Clients ping every minute or so; a server that refuses pings would drop their connection.
+        server_options = [
+            *options,
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+        ]
+        self._server = grpc.server(ThreadPoolExecutor(max_workers=16), options=server_options)
+        self._server.add_generic_rpc_handlers((_Forwarder(self),))
+        port = self._server.add_insecure_port("127.0.0.1:0")  # loopback only
+        if not port:
+            raise EngineError("recording proxy: could not bind a port on 127.0.0.1")
+        self._server.start()
+        self.port = port
+        return self.uri
+
+    def mark(self) -> int:
+        """A position in the record; pass it to :meth:`calls_since`."""
+        with self._lock:
+            return len(self._calls)
+
+    def calls_since(self, mark: int = 0) -> list[RecordedCall]:
+        """Every call recorded after ``mark``, in the order they arrived."""
+        with self._lock:
+            return list(self._calls[mark:])
+
+    def _record(self, call: RecordedCall) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def close(self) -> None:
+        """Stop serving (in-flight calls get a second to finish) and close the upstream channel."""
+        if self._server is not None:
+            self._server.stop(grace=1.0).wait(5.0)
+            self._server = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+
+    def __enter__(self) -> RecordingProxy:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Forwarder:
+    """A generic handler: every method, unary or streaming, forwarded as raw bytes."""
+
+    def __init__(self, proxy: RecordingProxy) -> None:
+        import grpc
+
+        self._grpc = grpc
+        self._proxy = proxy
+
+    # grpc looks these handlers up by duck typing (GenericRpcHandler.service).
+    def service(self, details: Any) -> Any:
+        grpc = self._grpc
+        method: str = details.method
+        channel = self._proxy._channel
+        short = method.rsplit("/", 1)[-1]
+
+        def metadata(context: Any) -> list[tuple[str, Any]]:
+            skip = ("user-agent", "grpc-")
+            return [(k, v) for k, v in context.invocation_metadata() if not k.startswith((":", *skip))]
+
+        def timeout(context: Any) -> float:
+            remaining = context.time_remaining()
+            return _CALL_TIMEOUT_CAP if remaining is None else min(remaining, _CALL_TIMEOUT_CAP)
+
+        def guarded(call: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+            def handler(request: Any, context: Any) -> Any:
+                try:
+                    return call(request, context)
+                except grpc.RpcError as exc:  # the engine's answer, passed on as it is
+                    context.abort(exc.code(), exc.details() or "")
+
+            return handler
+
+        @guarded
+        def unary(request: bytes, context: Any) -> bytes:
+            self._proxy._record(_decode(short, method, request))
+            forward = channel.unary_unary(method)
+            return forward(request, metadata=metadata(context), timeout=timeout(context))
+
+        def server_stream(request: bytes, context: Any) -> Any:
+            self._proxy._record(RecordedCall(method=short))
+            forward = channel.unary_stream(method)
+            try:
+                yield from forward(request, metadata=metadata(context), timeout=timeout(context))
+            except grpc.RpcError as exc:
+                context.abort(exc.code(), exc.details() or "")
+
+        kind = _streaming_methods().get(method)
+        if kind is None:
+            return grpc.unary_unary_rpc_method_handler(unary)
+        if kind == "server":
+            return grpc.unary_stream_rpc_method_handler(server_stream)
+        return None  # client/bidi streaming (replication only): not proxied, the client sees UNIMPLEMENTED
+
+
+@functools.cache
+def _streaming_methods() -> dict[str, str]:
+    try:
+        from pymilvus.grpc_gen import milvus_pb2
+    except ImportError:  # pragma: no cover - pymilvus is a dependency of the kit
+        return {}
+    found = {}
+    for service in milvus_pb2.DESCRIPTOR.services_by_name.values():
+        for m in service.methods:
+            if m.client_streaming or m.server_streaming:
+                found[f"/{service.full_name}/{m.name}"] = "bidi" if m.client_streaming else "server"
+    return found
+
+
+def _decode(short: str, method: str, request: bytes) -> RecordedCall:
+    """Best effort: an undecodable request is still recorded, by method name."""
+    if not method.startswith(_SERVICE_PREFIX) or short not in ("Search", "HybridSearch"):
+        return RecordedCall(method=short, collection=_collection(short, request))
+    from pymilvus.grpc_gen import milvus_pb2
+
+    try:
+        if short == "HybridSearch":
+            message = milvus_pb2.HybridSearchRequest.FromString(request)
+            targets = tuple(_target(sub.search_params, sub.placeholder_group) for sub in message.requests)
+        else:
+            message = milvus_pb2.SearchRequest.FromString(request)
+            if len(message.sub_reqs):  # the newer single-RPC form of a hybrid search
+                targets = tuple(_target(s.search_params, s.placeholder_group) for s in message.sub_reqs)
+            else:
+                targets = (_target(message.search_params, message.placeholder_group),)
+    except Exception:  # a newer or older protocol than ours: keep the method, say nothing more
+        return RecordedCall(method=short, searches=(SearchTarget(None, "unknown"),))
+    return RecordedCall(method=short, collection=message.collection_name or None, searches=targets)
+
+
+def _target(params: Any, placeholder_group: bytes) -> SearchTarget:
+    from pymilvus.grpc_gen import common_pb2
+
+    values = {p.key: p.value for p in params}
+    kind: QueryKind = "unknown"
+    group = common_pb2.PlaceholderGroup.FromString(placeholder_group)
+    if group.placeholders:
+        ptype = group.placeholders[0].type
+        kind = "dense" if ptype in _DENSE_TYPES else "sparse" if ptype in _SPARSE_TYPES else kind
+        kind = "text" if ptype in _TEXT_TYPES else kind
+    return SearchTarget(values.get("anns_field") or None, kind, values.get("metric_type") or None)
+
+
+def _collection(short: str, request: bytes) -> str | None:
+    from pymilvus.grpc_gen import milvus_pb2
+
+    message_type = getattr(milvus_pb2, f"{short}Request", None)
+    if message_type is None or "collection_name" not in message_type.DESCRIPTOR.fields_by_name:
+        return None
+    try:
+        return message_type.FromString(request).collection_name or None
+    except Exception:
+        return None
