@@ -50,11 +50,15 @@ def run_conformance(
     report_dir: str | os.PathLike[str] | None = None,
     select: str | None = None,
     pytest_args: Sequence[str] = (),
+    adapter_timeout: float | None = None,
+    validate: bool = False,
 ) -> RunOutcome:
     """Run every scenario of the kit against ``adapter`` and return the outcome.
 
     ``adapter`` is ``reference``, an entry-point name or ``module:attr``; ``milvus`` is ``lite``,
     ``uri:<uri>`` or ``container[:image]``; ``select`` is a pytest ``-k`` expression.
+    ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
+    ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
     """
     if not SUITE_DIR.is_dir():
         raise ConformanceError(
@@ -82,6 +86,10 @@ def run_conformance(
         args += ["--rqs-report", str(report_dir)]
     if select:
         args += ["-k", select]
+    if adapter_timeout is not None:
+        args += ["--rqs-adapter-timeout", str(adapter_timeout)]
+    if validate:
+        args.append("--rqs-validate")
     args += list(pytest_args)
     capture = _Capture()
     code = pytest.main(args, plugins=[capture])

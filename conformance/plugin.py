@@ -6,6 +6,7 @@ Importing it stays cheap: no pymilvus, no engine, no adapter. Those start in fix
 from __future__ import annotations
 
 import importlib
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,14 @@ GROUP = "rag-conformance"
 OPT_ADAPTER = "--rqs-adapter"
 OPT_MILVUS = "--rqs-milvus"
 OPT_REPORT = "--rqs-report"
+OPT_SEED = "--rqs-seed"
+OPT_PROFILE = "--rqs-profile"
+# Hypothesis examples per property scenario, by --rqs-profile.
+PROPERTY_PROFILES = {"ci": 100, "thorough": 1000}
+OPT_ADAPTER_CMD = "--rqs-adapter-cmd"
+OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
+OPT_VALIDATE = "--rqs-validate"
+FIXTURE_MODULES = ("conformance._recording_fixture",)
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
 # Gherkin tag prefix -> marker. "@id:x" becomes @pytest.mark.rqs_id("x"), and so on.
@@ -51,6 +60,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Milvus backend: lite | uri:<uri> | container[:image] (default: lite)",
     )
     group.addoption(OPT_REPORT, default=None, help="write report.json and junit.xml into this directory")
+    group.addoption(
+        OPT_SEED,
+        type=int,
+        default=None,
+        help="Hypothesis seed of the property scenarios; pass the one a report shows to replay that run "
+        "(default: a random seed, chosen once per run and recorded in the report)",
+    )
+    group.addoption(
+        OPT_PROFILE,
+        choices=sorted(PROPERTY_PROFILES),
+        default="ci",
+        help="examples per property scenario: "
+        + ", ".join(f"{name} {count}" for name, count in PROPERTY_PROFILES.items())
+        + " (default: ci)",
+    )
+    group.addoption(
+        OPT_ADAPTER_CMD,
+        default=None,
+        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js' "
+        "(the same as --rqs-adapter 'cmd:<command>')",
+    )
+    group.addoption(
+        OPT_ADAPTER_TIMEOUT,
+        type=float,
+        default=30.0,
+        help="seconds each call to a stdio implementation may take before it is killed (default: 30)",
+    )
+    group.addoption(
+        OPT_VALIDATE,
+        action="store_true",
+        default=False,
+        help="check every stdio message both ways against the protocol models, strictly",
+    )
 
 
 def pytest_load_initial_conftests(
@@ -58,7 +100,8 @@ def pytest_load_initial_conftests(
 ) -> None:
     # `pytest --rqs-adapter X` with no paths runs the kit's scenarios, wherever the kit is installed.
     known = early_config.known_args_namespace
-    if getattr(known, "rqs_adapter", None) and not getattr(known, "file_or_dir", None):
+    chosen = getattr(known, "rqs_adapter", None) or getattr(known, "rqs_adapter_cmd", None)
+    if chosen and not getattr(known, "file_or_dir", None):
         args.append(str(SUITE_DIR))
 
 
@@ -66,7 +109,7 @@ def pytest_load_initial_conftests(
 def pytest_configure(config: pytest.Config) -> None:
     for name, doc in (*TAG_MARKERS.values(), *FLAG_MARKERS.values()):
         config.addinivalue_line("markers", f"{name}: {doc}")
-    for module in STEP_MODULES:
+    for module in (*STEP_MODULES, *FIXTURE_MODULES):
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
     report_dir = config.getoption(OPT_REPORT)
@@ -74,6 +117,9 @@ def pytest_configure(config: pytest.Config) -> None:
         Path(report_dir).mkdir(parents=True, exist_ok=True)
         config.option.xmlpath = str(Path(report_dir) / "junit.xml")
     config.pluginmanager.register(Recorder(config, report_dir), "rqs-recorder")
+    # One seed per run, recorded before any scenario runs, so every report can be replayed.
+    seed = config.getoption(OPT_SEED)
+    config.stash[Recorder.key].hypothesis_seed = random.getrandbits(32) if seed is None else seed
 
 
 def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
@@ -91,15 +137,27 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
 @pytest.fixture(scope="session")
 def rqs_adapter_spec(pytestconfig: pytest.Config) -> str:
     """The adapter spec this run judges."""
+    command = pytestconfig.getoption(OPT_ADAPTER_CMD)
+    if command:
+        return f"cmd:{command}"
     return pytestconfig.getoption(OPT_ADAPTER) or "reference"
 
 
 @pytest.fixture(scope="session")
-def _rqs_loaded(pytestconfig: pytest.Config, rqs_adapter_spec: str) -> Iterator[tuple[Any, Any]]:
+def _rqs_loaded(
+    request: pytest.FixtureRequest, pytestconfig: pytest.Config, rqs_adapter_spec: str
+) -> Iterator[tuple[Any, Any]]:
     from ._loading import load_adapter
 
-    implementation, info = load_adapter(rqs_adapter_spec)
+    stdio = {
+        "timeout": pytestconfig.getoption(OPT_ADAPTER_TIMEOUT),
+        "validate": pytestconfig.getoption(OPT_VALIDATE),
+    }
+    implementation, info = load_adapter(rqs_adapter_spec, stdio_options=stdio)
     pytestconfig.stash[Recorder.key].adapter = info
+    if {"search", "lookup"} & {str(c) for c in info.capabilities}:
+        # The implementation keeps collections in the engine: the engine must outlive its close().
+        request.getfixturevalue("rqs_engine")
     try:
         yield implementation, info
     finally:
