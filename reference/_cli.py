@@ -46,7 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = milvus_log.level
     milvus_log.setLevel(logging.CRITICAL)
     try:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     except RetrievalQualityError as exc:
         print(f"rag-reference: error: {exc}", file=sys.stderr)
         return 2
