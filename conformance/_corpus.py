@@ -1,0 +1,228 @@
+"""The kit's scenario corpus: hand-designed texts and vectors whose answers are known in advance.
+
+No model is involved. Every chunk vector is a unit vector in ``DIM`` dimensions built from the cosines
+it is meant to have with the kit's three query directions (axis 0: network questions, axis 1: storage
+questions, axis 7: a question nothing answers well), the rest of its length spread over private axes.
+For unit vectors the squared L2 distance Milvus reports is ``2 - 2 cos``, so choosing the cosines
+chooses the dense order. Cosines differ by at least 0.02, far above float32 noise: no dense ties.
+
+Texts are built for BM25 robustness across implementations: every text has exactly eight lowercase
+words, no punctuation, no stop word of any common list, and each query term appears in a known number of
+texts with distinct term counts. With equal lengths and one query term, BM25 orders matching texts by
+term count for any ``k1 > 0`` and ``b``, with any analyzer that lowercases and splits on spaces.
+
+The advertised orders below are written by hand, not computed here; ``tests/conformance/test_corpus.py``
+checks them against numpy and against the kit's own Milvus oracle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._protocol import Corpus, CorpusChunk
+
+__all__ = ["DIM", "ChunkKey", "ScenarioCorpus", "ScenarioQuery", "build_corpus", "key_of"]
+
+DIM = 8
+RRF_K = 60
+_PRIVATE_AXES = (2, 3, 4, 5, 6)  # axes no query uses; they absorb what makes each vector unit length
+
+ChunkKey = tuple[str, int]
+"""A chunk's identity in the kit: ``(doc_id, chunk_index)``."""
+
+
+@dataclass(frozen=True)
+class _Doc:
+    doc_id: str
+    category: str
+    text: str
+    cos_network: float  # cosine with the "failover" question (axis 0)
+    cos_storage: float  # cosine with the "snapshot" question (axis 1)
+    cos_far: float  # cosine with the "compliance" question (axis 7)
+
+
+# Term counts: "failover" 3/2/1 in ops-failover-runbook / net-failover-drills / net-failover-basics;
+# "snapshot" 2/1 in sto-snapshot-policy / sto-volume-quotas. No other text holds either word.
+_DOCS: tuple[_Doc, ...] = (
+    _Doc("net-failover-basics", "network",
+         "failover basics explain gateway pairs sharing virtual addresses", 0.95, 0.02, 0.10),
+    _Doc("net-routing-tables", "network",
+         "routing tables map destination prefixes toward neighbor routers", 0.90, 0.04, 0.12),
+    _Doc("net-failover-drills", "network",
+         "failover drills rehearse failover spanning redundant gateway links", 0.80, 0.06, 0.14),
+    _Doc("net-dns-caching", "network",
+         "dns resolvers cache answers honoring record lifetime limits", 0.70, 0.08, 0.16),
+    _Doc("net-load-balancing", "network",
+         "load balancers spread incoming requests using health checks", 0.60, 0.10, 0.18),
+    _Doc("ops-failover-runbook", "operations",
+         "failover runbook failover checklist failover pager escalation steps", 0.45, 0.12, 0.20),
+    _Doc("sto-snapshot-policy", "storage",
+         "snapshot policy schedules nightly snapshot copies guarding volumes", 0.10, 0.90, 0.22),
+    _Doc("sto-volume-quotas", "storage",
+         "volume quotas cap capacity including snapshot reserve space", 0.15, 0.75, 0.24),
+    _Doc("sto-backup-retention", "storage",
+         "backup retention rules keep weekly archives cold storage", 0.20, 0.60, 0.26),
+    _Doc("bil-invoice-cycles", "billing",
+         "invoice cycles close monthly customer accounts receive statements", 0.05, 0.30, 0.28),
+    _Doc("bil-refund-rules", "billing",
+         "refund rules require manager approval beyond thirty days", 0.25, 0.20, 0.30),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ScenarioQuery:
+    """A question the scenarios ask, with everything the kit knows about its answer in advance.
+
+    Orders are unfiltered, over the whole corpus, best first. ``rrf_order`` is the top ``k`` of RRF
+    (``k = 60``) over a dense and a BM25 sub-search each limited to ``k``; the corpus is built so that
+    larger sub-search limits give the same top ``k``.
+    """
+
+    name: str
+    text: str
+    vector: tuple[float, ...]
+    k: int
+    dense_order: tuple[ChunkKey, ...]
+    bm25_order: tuple[ChunkKey, ...]
+    rrf_order: tuple[ChunkKey, ...]
+
+    @property
+    def dense_top_k(self) -> tuple[ChunkKey, ...]:
+        return self.dense_order[: self.k]
+
+    @property
+    def bm25_only(self) -> tuple[ChunkKey, ...]:
+        """Hybrid hits that only the keyword sub-search finds (outside the dense top ``k``)."""
+        return tuple(key for key in self.rrf_order if key not in self.dense_top_k)
+
+    @property
+    def bm25_first_outside_dense(self) -> ChunkKey | None:
+        """The chunk BM25 ranks first when dense search at ``k`` does not find it, else ``None``."""
+        if self.bm25_order and self.bm25_order[0] not in self.dense_top_k:
+            return self.bm25_order[0]
+        return None
+
+
+@dataclass(frozen=True)
+class ScenarioCorpus:
+    """The wire :class:`Corpus` handed to implementations, plus the named questions about it."""
+
+    corpus: Corpus
+    queries: Mapping[str, ScenarioQuery]
+
+    def query(self, name: str) -> ScenarioQuery:
+        try:
+            return self.queries[name]
+        except KeyError:
+            raise KeyError(
+                f"the scenario corpus has no question {name!r}; known: {sorted(self.queries)}"
+            ) from None
+
+    def chunk(self, key: ChunkKey) -> CorpusChunk:
+        for chunk in self.corpus.chunks:
+            if key_of(chunk) == key:
+                return chunk
+        raise KeyError(f"no chunk {key!r} in the scenario corpus")
+
+    def category_of(self, key: ChunkKey) -> str | None:
+        return self.chunk(key).category
+
+    def in_category(self, order: tuple[ChunkKey, ...], category: str | None) -> tuple[ChunkKey, ...]:
+        """``order`` restricted to one category (all of it when ``category`` is ``None``)."""
+        if category is None:
+            return order
+        return tuple(key for key in order if self.category_of(key) == category)
+
+    @property
+    def categories(self) -> frozenset[str]:
+        return frozenset(c.category for c in self.corpus.chunks if c.category is not None)
+
+
+def key_of(item: CorpusChunk | object) -> ChunkKey:
+    """The kit's key of anything with ``doc_id`` and ``chunk_index`` (chunks, hits, blocks)."""
+    return (item.doc_id, item.chunk_index)  # type: ignore[attr-defined]
+
+
+def _unit_vector(doc_index: int, cosines: Mapping[int, float]) -> tuple[float, ...]:
+    values = [0.0] * DIM
+    for axis, cos in cosines.items():
+        values[axis] = cos
+    rest = 1.0 - sum(c * c for c in cosines.values())
+    # Two private axes per doc, chosen by its index, so no two docs are the same vector.
+    first = _PRIVATE_AXES[doc_index % len(_PRIVATE_AXES)]
+    second = _PRIVATE_AXES[(doc_index + 2) % len(_PRIVATE_AXES)]
+    values[first] = math.sqrt(rest * 0.7)
+    values[second] = math.sqrt(rest * 0.3)
+    return tuple(values)
+
+
+def _axis(axis: int) -> tuple[float, ...]:
+    return tuple(1.0 if i == axis else 0.0 for i in range(DIM))
+
+
+def _keys(*doc_ids: str) -> tuple[ChunkKey, ...]:
+    return tuple((doc_id, 0) for doc_id in doc_ids)
+
+
+def _queries() -> dict[str, ScenarioQuery]:
+    failover = ScenarioQuery(
+        name="failover",
+        text="failover",
+        vector=_axis(0),
+        k=4,
+        dense_order=_keys(
+            "net-failover-basics", "net-routing-tables", "net-failover-drills", "net-dns-caching",
+            "net-load-balancing", "ops-failover-runbook", "bil-refund-rules", "sto-backup-retention",
+            "sto-volume-quotas", "sto-snapshot-policy", "bil-invoice-cycles",
+        ),
+        bm25_order=_keys("ops-failover-runbook", "net-failover-drills", "net-failover-basics"),
+        # basics 1/61+1/63, drills 1/63+1/62, runbook 1/61 (BM25 only), routing 1/62: differs from dense.
+        rrf_order=_keys(
+            "net-failover-basics", "net-failover-drills", "ops-failover-runbook", "net-routing-tables",
+        ),
+    )  # fmt: skip
+    snapshot = ScenarioQuery(
+        name="snapshot",
+        text="snapshot",
+        vector=_axis(1),
+        k=4,
+        dense_order=_keys(
+            "sto-snapshot-policy", "sto-volume-quotas", "sto-backup-retention", "bil-invoice-cycles",
+            "bil-refund-rules", "ops-failover-runbook", "net-load-balancing", "net-dns-caching",
+            "net-failover-drills", "net-routing-tables", "net-failover-basics",
+        ),
+        bm25_order=_keys("sto-snapshot-policy", "sto-volume-quotas"),
+        rrf_order=_keys(
+            "sto-snapshot-policy", "sto-volume-quotas", "sto-backup-retention", "bil-invoice-cycles",
+        ),
+    )  # fmt: skip
+    compliance = ScenarioQuery(
+        name="compliance",
+        text="compliance audit",  # neither word is in any text: BM25 finds nothing
+        vector=_axis(7),
+        k=4,
+        dense_order=tuple(reversed(_keys(*(d.doc_id for d in _DOCS)))),  # cos_far grows along _DOCS
+        bm25_order=(),
+        rrf_order=tuple(reversed(_keys(*(d.doc_id for d in _DOCS))))[:4],
+    )
+    return {q.name: q for q in (failover, snapshot, compliance)}
+
+
+def build_corpus(name: str = "scenario_corpus") -> ScenarioCorpus:
+    """The scenario corpus; the same value on every call (no randomness, no model)."""
+    chunks = tuple(
+        CorpusChunk(
+            doc_id=doc.doc_id,
+            chunk_index=0,
+            text=doc.text,
+            vector=_unit_vector(i, {0: doc.cos_network, 1: doc.cos_storage, 7: doc.cos_far}),
+            category=doc.category,
+            source_type="runbook" if doc.doc_id.startswith("ops-") else "article",
+        )
+        for i, doc in enumerate(_DOCS)
+    )
+    corpus = Corpus(name=name, dim=DIM, chunks=chunks)
+    return ScenarioCorpus(corpus=corpus, queries=MappingProxyType(_queries()))
