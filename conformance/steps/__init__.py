@@ -4,4 +4,9 @@ STEP_MODULES: tuple[str, ...] = (
     "conformance.steps.quality",
     "conformance.steps.postprocess",
     "conformance.steps.gates",
+    "conformance.steps._milvus_fixtures",
+    "conformance.steps.labels",
+    "conformance.steps.search",
+    "conformance.steps.lookup",
+    "conformance.steps.evidence",
 )
