@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 DERIVED_TAG = "derived"
+ENGINE_TAG = "engine"  # checks of Milvus itself: they transcribe no spec scenario by design
 # "Name (lookup)": the same spec scenario checked through another capability.
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 SPEC_TAG = "spec:"
@@ -104,6 +105,7 @@ class CoverageReport(_Model):
     spec_sha256: str
     scenarios: tuple[ScenarioCoverage, ...]
     derived: tuple[str, ...] = ()
+    engine_checks: tuple[str, ...] = ()
     extras: tuple[ExtraScenario, ...] = ()
     file_problems: tuple[FileProblem, ...] = ()
     step_problems: tuple[StepProblem, ...] = ()
@@ -129,7 +131,7 @@ def check_coverage(features: Path, spec: Path) -> CoverageReport:
     definitions = _step_definitions()
 
     found: dict[tuple[str, str], list[tuple[str, ScenarioTemplate]]] = {}
-    derived, extras, file_problems, step_problems = [], [], [], []
+    derived, engine_checks, extras, file_problems, step_problems = [], [], [], [], []
     ids: dict[str, str] = {}
     for path in sorted(Path(features).rglob("*.feature")):
         rel = path.relative_to(features).as_posix()
@@ -147,6 +149,8 @@ def check_coverage(features: Path, spec: Path) -> CoverageReport:
             match = _spec_match(template, feature.name, by_name)
             if match is not None:
                 found.setdefault((match.requirement, match.name), []).append((where, template))
+            elif ENGINE_TAG in template.tags or ENGINE_TAG in feature.tags:
+                engine_checks.append(f"{where} {template.name}")
             elif DERIVED_TAG in template.tags:
                 derived.append(f"{where} {template.name}")
             else:
@@ -159,6 +163,7 @@ def check_coverage(features: Path, spec: Path) -> CoverageReport:
         spec_sha256=parsed.sha256,
         scenarios=coverage,
         derived=tuple(derived),
+        engine_checks=tuple(engine_checks),
         extras=tuple(extras),
         file_problems=tuple(file_problems),
         step_problems=tuple(step_problems),
@@ -287,6 +292,7 @@ def format_report(report: CoverageReport) -> str:
     lines += [
         "",
         f"{len(report.scenarios)} spec scenarios: {summary}; {len(report.derived)} derived scenarios; "
+        f"{len(report.engine_checks)} engine checks; "
         f"{len(report.extras)} extra; {len(report.file_problems) + len(report.step_problems)} other problems",
         "coverage OK" if report.ok else "coverage FAILED",
     ]
