@@ -12,12 +12,16 @@ __all__ = ["main"]
 def _run(args: argparse.Namespace) -> int:
     from ._runner import run_conformance
 
+    if args.adapter_cmd:
+        args.adapter = f"cmd:{args.adapter_cmd}"
     outcome = run_conformance(
         args.adapter,
         milvus=args.milvus,
         report_dir=args.report,
         select=args.select,
         pytest_args=args.pytest_args,
+        adapter_timeout=args.adapter_timeout,
+        validate=args.validate,
     )
     if outcome.report is None:
         print(
@@ -34,6 +38,25 @@ def _coverage(args: argparse.Namespace) -> int:
     from ._coverage import coverage_main
 
     return coverage_main(args.spec)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+
+    from .stdio import protocol_schemas, write_schemas
+
+    if args.out is None:
+        print(json.dumps(protocol_schemas(), indent=2, sort_keys=True))
+        return 0
+    for path in write_schemas(args.out):
+        print(path)
+    return 0
+
+
+def _smoke(args: argparse.Namespace) -> int:
+    from .stdio._smoke import smoke
+
+    return smoke(args.adapter_cmd, timeout=args.adapter_timeout, milvus=args.milvus)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +76,31 @@ def build_parser() -> argparse.ArgumentParser:
         "-k", dest="select", default=None, help="only scenarios matching this pytest -k expression"
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
+    run.add_argument(
+        "--adapter-cmd",
+        default=None,
+        metavar="CMD",
+        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js'",
+    )
+    run.add_argument(
+        "--adapter-timeout", type=float, default=30.0, help="seconds per call to a stdio program (30)"
+    )
+    run.add_argument("--validate", action="store_true", help="check every stdio message both ways, strictly")
     run.set_defaults(func=_run)
+
+    schema = sub.add_parser("schema", help="JSON Schema of the stdio protocol, generated from the models")
+    schema.add_argument("--out", default=None, help="write one file per message kind into this directory")
+    schema.set_defaults(func=_schema)
+
+    smoke = sub.add_parser(
+        "smoke", help="check that a stdio program speaks the protocol: handshake and one call per capability"
+    )
+    smoke.add_argument("--adapter-cmd", required=True, metavar="CMD", help="the program, e.g. 'node impl.js'")
+    smoke.add_argument("--adapter-timeout", type=float, default=30.0, help="seconds per call (30)")
+    smoke.add_argument(
+        "--milvus", default="lite", help="engine for search/lookup: lite (default) | uri:<uri>"
+    )
+    smoke.set_defaults(func=_smoke)
 
     coverage = sub.add_parser("coverage", help="check that every spec scenario has a Gherkin scenario")
     coverage.add_argument("--spec", default=None, help="another version of the spec to check against")

@@ -101,8 +101,10 @@ class StdioAdapter:
             if self._info is None:
                 try:
                     self._spawn()
-                except ImplementationProcessError as exc:
-                    raise AdapterLoadError(str(exc)) from None
+                except (ImplementationProcessError, InvalidReplyError, AdapterCallError) as exc:
+                    error = AdapterLoadError(f"the start handshake failed: {exc}")
+                    error.problem = getattr(exc, "problem", "remote_error")  # type: ignore[attr-defined]
+                    raise error from None
             assert self._info is not None
             return self._info
 
@@ -170,7 +172,7 @@ class StdioAdapter:
         except ProcessGoneError as gone:
             self._lost(child)
             raise self._process_error(
-                child, operation, f"the process exited (code {gone.returncode}) before replying"
+                child, operation, f"the process exited (code {gone.returncode}) before replying", "exited"
             ) from None
         except ReplyTimeoutError:
             self._lost(child)
@@ -179,6 +181,7 @@ class StdioAdapter:
                 operation,
                 f"no reply within {timeout:g} s; the process was "
                 "killed (raise --adapter-timeout if it is just slow)",
+                "timeout",
             ) from None
         except InvalidReplyError:
             self._lost(child)  # the stream may be out of step now: start afresh for the next call
@@ -210,20 +213,26 @@ class StdioAdapter:
                 "reply); the kit stopped restarting it. Fix the failure reported first"
             )
 
-    def _process_error(self, child: ChildProcess, operation: str, detail: str) -> ImplementationProcessError:
+    def _process_error(
+        self, child: ChildProcess, operation: str, detail: str, problem: str
+    ) -> ImplementationProcessError:
         tail = self._codec.scrub(child.stderr_tail())
-        return ImplementationProcessError(self.rqs_name, operation, detail, tail)
+        error = ImplementationProcessError(self.rqs_name, operation, detail, tail)
+        error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
+        return error
 
     def _spawn(self) -> None:
         """Start the child and do the handshake; on failure nothing is left running."""
         try:
             child = ChildProcess(self.argv, cwd=self.cwd, env=self.env)
         except OSError as exc:
-            raise ImplementationProcessError(
+            error = ImplementationProcessError(
                 self.rqs_name,
                 "start",
                 f"cannot run {shlex.join(self.argv)!r}: {exc}; check the command and the working directory",
-            ) from None
+            )
+            error.problem = "cannot_run"  # type: ignore[attr-defined]
+            raise error from None
         try:
             info = self._exchange(child, "start", {"kit_version": _kit_version()}, timeout=self.timeout)
         except BaseException:

@@ -57,7 +57,13 @@ class Codec:
 
     def encode(self, operation: str, seq: int, fields: dict[str, Any]) -> str:
         """One request line; with ``validate``, the line is checked against the models first."""
-        message = MESSAGE_TYPES[operation](type=operation, seq=seq, **fields)
+        try:
+            message = MESSAGE_TYPES[operation](type=operation, seq=seq, **fields)
+        except ValidationError as exc:
+            raise ConformanceError(
+                f"kit bug: {operation} was called with values that do not fit the protocol: "
+                f"{self.scrub(_errors(exc))}"
+            ) from None
         line = message.model_dump_json(by_alias=True, context={REVEAL_TOKEN: True})
         if self.validate:
             try:
@@ -79,18 +85,21 @@ class Codec:
             data = json.loads(line)
         except ValueError as exc:
             raise self._invalid(
-                name, operation, f"the line {self.quote(line)} is not JSON ({exc}); {_ADVICE}"
+                name, operation, f"the line {self.quote(line)} is not JSON ({exc}); {_ADVICE}", "not_json"
             ) from None
         if not isinstance(data, dict):
             raise self._invalid(
-                name, operation, f"the line {self.quote(line)} is not a JSON object; {_ADVICE}"
+                name, operation, f"the line {self.quote(line)} is not a JSON object; {_ADVICE}", "not_object"
             )
         got = data.get("seq")
         if isinstance(got, int) and not isinstance(got, bool) and got < seq:
             return Codec.STALE
         if got != seq:
             raise self._invalid(
-                name, operation, f"the line {self.quote(line)} answers seq {got!r}, the request was seq {seq}"
+                name,
+                operation,
+                f"the line {self.quote(line)} answers seq {got!r}, the request was seq {seq}",
+                "wrong_seq",
             )
         try:
             reply = reply_adapter(operation).validate_json(line, strict=self.validate)
@@ -99,10 +108,12 @@ class Codec:
                 name,
                 operation,
                 f"the line {self.quote(line)} is not a valid {operation} reply: {self.scrub(_errors(exc))}",
+                "invalid",
             ) from None
         if isinstance(reply, SkippedReply):
             if operation in ("start", "stop"):
-                raise self._invalid(name, operation, f"{operation} cannot be skipped ({reply.skipped!r})")
+                detail = f"{operation} cannot be skipped ({reply.skipped!r})"
+                raise self._invalid(name, operation, detail, "invalid")
             from ._adapter import NotApplicable
 
             raise NotApplicable(self.scrub(reply.skipped))
@@ -113,8 +124,10 @@ class Codec:
             )
         return reply.result
 
-    def _invalid(self, name: str, operation: str, detail: str) -> InvalidReplyError:
-        return InvalidReplyError(name, operation, detail)
+    def _invalid(self, name: str, operation: str, detail: str, problem: str) -> InvalidReplyError:
+        error = InvalidReplyError(name, operation, detail)
+        error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
+        return error
 
 
 def _errors(exc: ValidationError) -> str:
