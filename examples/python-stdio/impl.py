@@ -96,10 +96,9 @@ def post_process(request: dict[str, Any]) -> dict[str, Any]:
         )
     top = max((b["qualityScore"] for b in blocks), default=None)
     high, ref = config.get("highlyRelevantThreshold", 0.75), config.get("referenceThreshold", 0.5)
-    if top is None or top <= 0:
-        level = "NONE"
-    else:
-        level = "PRECISE" if top >= high else "RELEVANT" if top >= ref else "WEAK"
+    level = "NONE"  # no evidence, or nothing above quality 0 under any threshold
+    if top is not None:
+        level = "PRECISE" if top >= high else "RELEVANT" if top >= ref else "WEAK" if top > 0 else "NONE"
     return {
         "blocks": blocks,
         "dropped": dropped,
