@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Protocol
 
 from ._protocol import Corpus, CorpusChunk
 
@@ -141,9 +142,16 @@ class ScenarioCorpus:
         return frozenset(c.category for c in self.corpus.chunks if c.category is not None)
 
 
-def key_of(item: CorpusChunk | object) -> ChunkKey:
+class _Keyed(Protocol):
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def chunk_index(self) -> int: ...
+
+
+def key_of(item: _Keyed) -> ChunkKey:
     """The kit's key of anything with ``doc_id`` and ``chunk_index`` (chunks, hits, blocks)."""
-    return (item.doc_id, item.chunk_index)  # type: ignore[attr-defined]
+    return (item.doc_id, item.chunk_index)
 
 
 def _unit_vector(doc_index: int, cosines: Mapping[int, float]) -> tuple[float, ...]:

@@ -24,11 +24,8 @@ KIT_CANONICAL_LABELS: dict[str, str] = {
 
 # Normalizer inputs on which the dense formula and any rank mapping disagree for usual mappings
 # (dense: 0.35 / 0.9 / 0.0; linear rank: 0.5 / 0.8 / 0.25), so an alias read as the wrong label shows.
-_QUALITY_PROBES: tuple[dict[str, float | int], ...] = (
-    {"score": 1.3, "original_rank": 3, "batch_size": 4},
-    {"score": 0.2, "original_rank": 2, "batch_size": 5},
-    {"score": 2.5, "original_rank": 4, "batch_size": 4},
-)
+# Each probe: (score, originalRank, batch size), with maxL2Distance 2 and no denseDistance.
+_QUALITY_PROBES: tuple[tuple[float, int, int], ...] = ((1.3, 3, 4), (0.2, 2, 5), (2.5, 4, 4))
 
 
 def kit_canonical(label: str) -> str | None:
@@ -60,11 +57,10 @@ def _(rqs_implementation: Implementation, legacy_label: str, canonical: str) -> 
 
 @then(parsers.parse('quality normalization gives it the same qualityScore as the label "{canonical}"'))
 def _(rqs_implementation: Implementation, legacy_label: str, canonical: str) -> None:
-    for probe in _QUALITY_PROBES:
-        expected = ask(
-            rqs_implementation, "quality_score", QualityRequest(score_label=canonical, **probe), expect=float
-        )
-        request = QualityRequest(score_label=legacy_label, **probe)
+    for score, rank, batch in _QUALITY_PROBES:
+        probe = QualityRequest(score_label=canonical, score=score, original_rank=rank, batch_size=batch)
+        expected = ask(rqs_implementation, "quality_score", probe, expect=float)
+        request = probe.model_copy(update={"score_label": legacy_label})
         try:
             answer = ask(rqs_implementation, "quality_score", request, expect=float)
         except AdapterCallError as exc:

@@ -8,7 +8,6 @@ left open (spec-readings 3, 4, 7): the corpus makes every reading agree where th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from pytest_bdd import given, parsers, then, when
 
@@ -23,7 +22,7 @@ from .._protocol import (
     PostProcessConfig,
     PostProcessReply,
 )
-from .search import show_key
+from .search import Mode, parse_mode, show_key
 
 __all__ = ["CONFIG", "Evidence", "dense_quality"]
 
@@ -43,7 +42,7 @@ class Evidence:
 
     reply: PostProcessReply
     question: ScenarioQuery | None = None
-    mode: Literal["dense", "hybrid"] | None = None
+    mode: Mode | None = None
     category: str | None = None
 
     @property
@@ -142,18 +141,17 @@ def _(rqs_implementation: Implementation, rqs_corpus: ScenarioCorpus, mode: str,
 def _lookup(
     implementation: Implementation, query: ScenarioQuery, mode: str, category: str | None
 ) -> Evidence:
-    if mode not in ("dense", "hybrid"):
-        raise ConformanceError(f"kit bug: the feature asks for mode {mode!r}; the spec has dense and hybrid")
+    checked = parse_mode(mode)
     request = LookupRequest(
         query_text=query.text,
         query_vector=query.vector,
-        mode=mode,  # type: ignore[arg-type]
+        mode=checked,
         category=category,
         retrieve_k=query.k,
         config=CONFIG,
     )
     reply = ask(implementation, "lookup", request, expect=LookupReply)
-    return Evidence(reply=reply, question=query, mode=mode, category=category)  # type: ignore[arg-type]
+    return Evidence(reply=reply, question=query, mode=checked, category=category)
 
 
 # -- the retry -------------------------------------------------------------------------------------

@@ -18,7 +18,9 @@ from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
 from .._protocol import Hit, Implementation, SearchReply, SearchRequest
 from .labels import kit_canonical
 
-__all__ = ["Searched", "assert_follows_ranking", "show_key"]
+__all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "show_key"]
+
+Mode = Literal["dense", "hybrid"]
 
 # The legacy store's "weak placeholder" for BM25-only hits was maxL2Distance: for unit vectors 2 under
 # the design note's Euclidean reading, 4 under Milvus's squared L2 (spec-readings 2). A fused score is
@@ -31,12 +33,21 @@ class Searched:
     """One search the scenario asked for, and the implementation's reply."""
 
     question: ScenarioQuery
-    mode: Literal["dense", "hybrid"]
+    mode: Mode
     reply: SearchReply
 
     @property
     def by_rank(self) -> list[Hit]:
         return sorted(self.reply.hits, key=lambda hit: hit.original_rank)
+
+
+def parse_mode(mode: str) -> Mode:
+    """A feature file's mode, checked: the spec has exactly two."""
+    if mode == "dense":
+        return "dense"
+    if mode == "hybrid":
+        return "hybrid"
+    raise ConformanceError(f"kit bug: the feature asks for mode {mode!r}; the spec has dense and hybrid")
 
 
 def show_key(key: ChunkKey) -> str:
@@ -87,12 +98,11 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: s
     target_fixture="searched",
 )
 def _(rqs_implementation: Implementation, rqs_corpus: ScenarioCorpus, mode: str, question: str) -> Searched:
-    if mode not in ("dense", "hybrid"):
-        raise ConformanceError(f"kit bug: the feature asks for mode {mode!r}; the spec has dense and hybrid")
+    checked = parse_mode(mode)
     query = rqs_corpus.query(question)
-    request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=mode, k=query.k)
+    request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=checked, k=query.k)
     reply = ask(rqs_implementation, "search", request, expect=SearchReply)
-    return Searched(question=query, mode=mode, reply=reply)  # type: ignore[arg-type]
+    return Searched(question=query, mode=checked, reply=reply)
 
 
 @then("search returns hits")
@@ -118,9 +128,14 @@ def _(searched: Searched, label: str) -> None:
 
 @then("each hit's score is the dense L2 distance of its chunk")
 def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
-    distances = rqs_oracle.l2(searched.question.vector)
+    query = searched.question
+    distances = rqs_oracle.l2(query.vector)
+    # spec-readings 1: the engine's own distance for the hit, which is also the brute-force squared L2.
+    engine = {r.key: r.score for r in rqs_oracle.dense_search(query.vector, len(distances))}
     for hit in searched.by_rank:
         want = distances[key_of(hit)]
+        if abs(engine[key_of(hit)] - want) > FLOAT32_TOLERANCE:
+            raise ConformanceError(f"the engine's L2 for {show_key(key_of(hit))} is not brute-force L2")
         score = hit.score if hit.score is not None else float("nan")  # nan fails the comparison below
         assert abs(score - want) <= FLOAT32_TOLERANCE, (
             f"the spec requires a dense hit's score to be its dense L2 distance (Milvus reports squared "
