@@ -73,6 +73,8 @@ class Recorder:
             status=status,
             message=message,
             derived=item.get_closest_marker("rqs_derived") is not None,
+            engine_check=item.get_closest_marker("rqs_engine_check") is not None,
+            spec_hash=_marker_arg(item, "rqs_spec"),
             duration_s=round(duration, 6),
         )
 
@@ -95,7 +97,9 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.results:
             return
-        self.report = build_report(self.results.values(), self.environment())
+        self.report = build_report(
+            self.results.values(), self.environment(), requirement_order=_requirement_order()
+        )
         if self.report_dir is not None:
             self.report_dir.mkdir(parents=True, exist_ok=True)
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
@@ -108,6 +112,16 @@ class Recorder:
             terminalreporter.write_line(line)
         if self.report_dir is not None:
             terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
+
+
+def _requirement_order() -> list[str]:
+    """Requirement titles in the pinned spec's order, so the table reads like the spec."""
+    from ._spec import read_spec
+
+    try:
+        return [r.title for r in read_spec(spec_path()).requirements]
+    except (OSError, ConformanceError):
+        return []
 
 
 def _names(item: pytest.Item) -> tuple[str, str]:

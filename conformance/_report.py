@@ -12,7 +12,7 @@ Statuses:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -22,6 +22,7 @@ __all__ = [
     "Report",
     "RequirementRow",
     "ScenarioResult",
+    "SpecTally",
     "Status",
     "Summary",
     "build_report",
@@ -46,6 +47,8 @@ class ScenarioResult(_Model):
     status: Status
     message: str | None = None
     derived: bool = False
+    engine_check: bool = False
+    spec_hash: str | None = None
     examples: int = 1
     duration_s: float = 0.0
 
@@ -77,8 +80,20 @@ class Environment(_Model):
     platform: str
 
 
+class SpecTally(_Model):
+    """How the spec's own scenarios fared, counted by spec text (``@spec`` hash).
+
+    A spec scenario transcribed several times (once per capability) passes only if every transcription
+    passed. Derived scenarios and engine checks carry no hash and are not counted.
+    """
+
+    passed: int
+    total: int
+
+
 class Report(_Model):
     summary: Summary
+    spec_scenarios: SpecTally
     verdict: Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]
     requirements: tuple[RequirementRow, ...]
     scenarios: tuple[ScenarioResult, ...]
@@ -116,11 +131,18 @@ def _verdict(summary: Summary) -> Literal["CONFORMS", "DOES NOT CONFORM", "NOT A
     return "NOT APPLICABLE"
 
 
-def build_report(results: Iterable[ScenarioResult], environment: Environment) -> Report:
-    """Fold examples, count per requirement (in order of first appearance) and decide verdicts."""
+def build_report(
+    results: Iterable[ScenarioResult], environment: Environment, *, requirement_order: Sequence[str] = ()
+) -> Report:
+    """Fold examples, count per requirement and decide verdicts.
+
+    Requirements come in ``requirement_order`` (their titles, as in the spec), then any others in order
+    of first appearance.
+    """
     scenarios = merge_examples(results)
     groups: dict[str, list[ScenarioResult]] = {}
-    for result in scenarios:
+    rank = {title: i for i, title in enumerate(requirement_order)}
+    for result in sorted(scenarios, key=lambda r: rank.get(r.requirement, len(rank))):
         groups.setdefault(result.requirement_id, []).append(result)
     rows = []
     for requirement_id, group in groups.items():
@@ -134,8 +156,14 @@ def build_report(results: Iterable[ScenarioResult], environment: Environment) ->
             )
         )
     summary = _summary(scenarios)
+    transcriptions: dict[str, list[ScenarioResult]] = {}
+    for result in scenarios:
+        if result.spec_hash:
+            transcriptions.setdefault(result.spec_hash, []).append(result)
+    passed = sum(all(r.status == "passed" for r in group) for group in transcriptions.values())
     return Report(
         summary=summary,
+        spec_scenarios=SpecTally(passed=passed, total=len(transcriptions)),
         verdict=_verdict(summary),
         requirements=tuple(rows),
         scenarios=tuple(scenarios),
@@ -160,6 +188,9 @@ def format_table(report: Report) -> str:
         return "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
 
     lines = [line(header), rule, *map(line, rows), rule, line(total)]
+    tally = report.spec_scenarios
+    lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
+    tally = report.spec_scenarios
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
         lines.append(f"{r.status.upper()} {r.id}: {r.message or ''}".rstrip())

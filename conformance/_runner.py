@@ -52,6 +52,7 @@ def run_conformance(
     pytest_args: Sequence[str] = (),
     adapter_timeout: float | None = None,
     validate: bool = False,
+    checks: str = "implementation",
 ) -> RunOutcome:
     """Run every scenario of the kit against ``adapter`` and return the outcome.
 
@@ -59,6 +60,7 @@ def run_conformance(
     ``uri:<uri>`` or ``container[:image]``; ``select`` is a pytest ``-k`` expression.
     ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
     ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
+    ``checks`` is ``implementation`` (the spec's scenarios), ``engine`` (Milvus behaviour) or ``all``.
     """
     if not SUITE_DIR.is_dir():
         raise ConformanceError(
@@ -84,6 +86,7 @@ def run_conformance(
         args += ["-p", "conformance.plugin", "-p", "pytest_bdd.plugin"]
     if report_dir is not None:
         args += ["--rqs-report", str(report_dir)]
+    args += ["--rqs-checks", checks]
     if select:
         args += ["-k", select]
     if adapter_timeout is not None:
