@@ -41,7 +41,13 @@ __all__ = [
 class Wire(BaseModel):
     """Base of every boundary value: camelCase JSON, frozen, unknown fields rejected."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,  # the wire is camelCase whoever dumps it
+        frozen=True,
+        extra="forbid",
+    )
 
 
 class Capability(StrEnum):

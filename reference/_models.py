@@ -28,7 +28,13 @@ __all__ = [
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,  # JSON speaks the spec's camelCase unless asked otherwise
+        frozen=True,
+        extra="forbid",
+    )
 
 
 def evidence_key(doc_id: str, chunk_index: int) -> str:
