@@ -1,22 +1,8 @@
 """The reference knowledge store on Milvus: one collection, dense and BM25 fields, one search per query.
 
-Schema (created by :meth:`MilvusKnowledgeStore.ensure_collection`):
-
-==============  =====================  ==============================================================
-field           type                   notes
-==============  =====================  ==============================================================
-evidence_key    VARCHAR, primary key   ``docId#chunkIndex``; upsert on it makes re-ingesting idempotent
-doc_id          VARCHAR
-chunk_index     INT64
-text            VARCHAR                ``enable_analyzer``, ``standard`` analyzer, input of BM25
-dense           FLOAT_VECTOR(dim)      index FLAT (default) or HNSW, metric L2 (squared Euclidean)
-sparse          SPARSE_FLOAT_VECTOR    output of a BM25 ``Function`` on ``text``; SPARSE_INVERTED_INDEX
-category        VARCHAR, nullable      absent stays null, never ""
-source_type     VARCHAR, nullable
-==============  =====================  ==============================================================
-
-Consistency level is ``Strong`` so a search right after an ingest sees it. pymilvus is imported lazily:
-the pure post-processing core of :mod:`reference` must not pay for (or require) the Milvus client.
+The schema is described in :mod:`reference._schema`. Consistency level is ``Strong`` so a search
+right after an ingest sees it. pymilvus is imported lazily: the pure post-processing core of
+:mod:`reference` must not pay for (or require) the Milvus client.
 """
 
 from __future__ import annotations
@@ -37,8 +23,22 @@ from ._errors import (
     RetrievalQualityError,
     StoreError,
 )
-from ._ingest import MAX_CATEGORY_BYTES, MAX_DOC_ID_BYTES, MAX_TEXT_BYTES, Chunk, vector_batches
+from ._ingest import Chunk, vector_batches
 from ._models import Candidate
+from ._schema import (
+    CATEGORY_FIELD,
+    DENSE_FIELD,
+    DOC_FIELD,
+    INDEX_FIELD,
+    KEY_FIELD,
+    OUTPUT_FIELDS,
+    SOURCE_FIELD,
+    SPARSE_FIELD,
+    TEXT_FIELD,
+    build_schema,
+    category_filter,
+    check_fields,
+)
 from ._settings import Settings
 
 if TYPE_CHECKING:
@@ -49,22 +49,9 @@ __all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter", "reda
 SearchMode = Literal["dense", "hybrid"]
 IndexType = Literal["FLAT", "HNSW"]
 
-_KEY, _DOC, _INDEX, _TEXT = "evidence_key", "doc_id", "chunk_index", "text"
-_DENSE, _SPARSE, _CATEGORY, _SOURCE = "dense", "sparse", "category", "source_type"
-# Explicit output fields: Lite returns every field without them, the server only the key.
-_OUTPUT = [_DOC, _INDEX, _TEXT, _CATEGORY, _SOURCE]
-_BM25_FUNCTION = "text_bm25"
-_HNSW_BUILD = {"M": 16, "efConstruction": 200}
-
 
 class InvalidQueryError(StoreError):
     """A query the store cannot run: wrong vector dimension, non-finite vector or unknown mode."""
-
-
-def category_filter(category: str) -> str:
-    """The boolean expression ``category == "<c>"`` with backslashes and double quotes escaped."""
-    escaped = category.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{_CATEGORY} == "{escaped}"'
 
 
 class MilvusKnowledgeStore:
@@ -158,35 +145,7 @@ class MilvusKnowledgeStore:
         self._ready = True
 
     def _create(self) -> None:
-        from pymilvus import DataType, Function, FunctionType
-
-        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field(_KEY, DataType.VARCHAR, is_primary=True, max_length=MAX_DOC_ID_BYTES + 24)
-        schema.add_field(_DOC, DataType.VARCHAR, max_length=MAX_DOC_ID_BYTES)
-        schema.add_field(_INDEX, DataType.INT64)
-        schema.add_field(
-            _TEXT,
-            DataType.VARCHAR,
-            max_length=MAX_TEXT_BYTES,
-            enable_analyzer=True,
-            analyzer_params={"type": "standard"},
-        )
-        schema.add_field(_DENSE, DataType.FLOAT_VECTOR, dim=self.dim)
-        schema.add_field(_SPARSE, DataType.SPARSE_FLOAT_VECTOR)
-        schema.add_field(_CATEGORY, DataType.VARCHAR, max_length=MAX_CATEGORY_BYTES, nullable=True)
-        schema.add_field(_SOURCE, DataType.VARCHAR, max_length=MAX_CATEGORY_BYTES, nullable=True)
-        schema.add_function(
-            Function(
-                name=_BM25_FUNCTION,
-                function_type=FunctionType.BM25,
-                input_field_names=[_TEXT],
-                output_field_names=[_SPARSE],
-            )
-        )
-        index = self.client.prepare_index_params()
-        build = _HNSW_BUILD if self.index_type == "HNSW" else {}
-        index.add_index(_DENSE, index_type=self.index_type, metric_type="L2", params=build)
-        index.add_index(_SPARSE, index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        schema, index = build_schema(self.client, self.dim, self.index_type)
         with self._engine("create the collection"):
             self.client.create_collection(
                 self.collection, schema=schema, index_params=index, consistency_level="Strong"
@@ -195,23 +154,7 @@ class MilvusKnowledgeStore:
     def _check_existing(self) -> None:
         with self._engine("describe the collection"):
             info = self.client.describe_collection(self.collection)
-        fields = {f["name"]: f for f in info.get("fields", [])}
-        missing = [
-            name
-            for name in (_KEY, _DOC, _INDEX, _TEXT, _DENSE, _SPARSE, _CATEGORY, _SOURCE)
-            if name not in fields
-        ]
-        if missing:
-            raise StoreError(
-                f"collection {self.collection!r} exists but lacks the fields {', '.join(missing)}: it was "
-                "not created by this store; pick another collection name or drop it"
-            )
-        found = int(fields[_DENSE].get("params", {}).get("dim", -1))
-        if found != self.dim:
-            raise StoreError(
-                f"collection {self.collection!r} holds {found}-dimensional vectors but the store was opened "
-                f"with dim {self.dim}; open it with dim {found}, or use another collection"
-            )
+        check_fields(info, self.collection, self.dim)
 
     def _require_collection(self) -> None:
         # Searching must not create an empty collection as a side effect: say what is missing instead.
@@ -295,13 +238,13 @@ class MilvusKnowledgeStore:
     @staticmethod
     def _row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         return {
-            _KEY: chunk.evidence_key,
-            _DOC: chunk.doc_id,
-            _INDEX: chunk.chunk_index,
-            _TEXT: chunk.text,
-            _DENSE: [float(x) for x in vector],
-            _CATEGORY: chunk.category,
-            _SOURCE: chunk.source_type,
+            KEY_FIELD: chunk.evidence_key,
+            DOC_FIELD: chunk.doc_id,
+            INDEX_FIELD: chunk.chunk_index,
+            TEXT_FIELD: chunk.text,
+            DENSE_FIELD: [float(x) for x in vector],
+            CATEGORY_FIELD: chunk.category,
+            SOURCE_FIELD: chunk.source_type,
         }
 
     # -- search -----------------------------------------------------------------------------------
@@ -363,10 +306,10 @@ class MilvusKnowledgeStore:
             result = self.client.search(
                 self.collection,
                 data=[vector.tolist()],
-                anns_field=_DENSE,
+                anns_field=DENSE_FIELD,
                 limit=k,
                 filter=expr,
-                output_fields=_OUTPUT,
+                output_fields=OUTPUT_FIELDS,
                 search_params=self._dense_params(k),
             )
         return [
@@ -379,22 +322,30 @@ class MilvusKnowledgeStore:
 
         requests = [
             AnnSearchRequest(
-                data=[vector.tolist()], anns_field=_DENSE, param=self._dense_params(k), limit=k, expr=expr
+                data=[vector.tolist()],
+                anns_field=DENSE_FIELD,
+                param=self._dense_params(k),
+                limit=k,
+                expr=expr,
             )
         ]
         if text.strip():
             requests.append(
                 AnnSearchRequest(
-                    data=[text], anns_field=_SPARSE, param={"metric_type": "BM25"}, limit=k, expr=expr
+                    data=[text], anns_field=SPARSE_FIELD, param={"metric_type": "BM25"}, limit=k, expr=expr
                 )
             )
         with self._engine("run the hybrid search"):
             result = self.client.hybrid_search(
-                self.collection, requests, RRFRanker(rrf_k), limit=k, output_fields=[*_OUTPUT, _DENSE]
+                self.collection,
+                requests,
+                RRFRanker(rrf_k),
+                limit=k,
+                output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
         candidates = []
         for rank, hit in enumerate(result[0], start=1):
-            stored = np.asarray(hit["entity"][_DENSE], dtype=np.float32)
+            stored = np.asarray(hit["entity"][DENSE_FIELD], dtype=np.float32)
             diff = stored - vector
             distance = float(np.sum(diff * diff, dtype=np.float32))
             candidates.append(_candidate(hit, rank, label="hybrid", dense_distance=distance))
@@ -425,16 +376,16 @@ def _candidate(hit: Any, rank: int, *, label: str, dense_distance: float | None)
     entity = hit["entity"]
     score = float(hit["distance"])
     return Candidate(
-        doc_id=entity[_DOC],
-        chunk_index=int(entity[_INDEX]),
-        text=entity[_TEXT],
+        doc_id=entity[DOC_FIELD],
+        chunk_index=int(entity[INDEX_FIELD]),
+        text=entity[TEXT_FIELD],
         original_rank=rank,
         score=score,
         score_label=label,
         raw_score=score,
         dense_distance=dense_distance,
-        category=entity.get(_CATEGORY),
-        source_type=entity.get(_SOURCE),
+        category=entity.get(CATEGORY_FIELD),
+        source_type=entity.get(SOURCE_FIELD),
     )
 
 
