@@ -9,4 +9,6 @@ STEP_MODULES: tuple[str, ...] = (
     "conformance.steps.search",
     "conformance.steps.lookup",
     "conformance.steps.evidence",
+    "conformance.steps.engine",
+    "conformance.steps.engine_then",
 )
