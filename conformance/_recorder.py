@@ -19,6 +19,7 @@ from ._report import NOT_APPLICABLE_PREFIX, Environment, Report, ScenarioResult,
 __all__ = ["Recorder", "kit_version", "spec_sha256"]
 
 _MESSAGE_LIMIT = 2000
+_STRICT_XPASS = "[XPASS(strict)] "
 
 
 def kit_version() -> str:
@@ -150,6 +151,10 @@ def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[A
         if report.skipped:
             return "xfailed", str(report.wasxfail)
         return "failed", f"expected to fail but passed (stale expectation: remove it): {report.wasxfail}"
+    if report.failed and report.when == "call" and str(report.longrepr).startswith(_STRICT_XPASS):
+        # pytest reports a strict XPASS as a plain failure, without wasxfail: only the text says so.
+        reason = str(report.longrepr).removeprefix(_STRICT_XPASS)
+        return "failed", f"expected to fail but passed (stale expectation: remove it): {reason}"
     if report.skipped:
         reason = _skip_reason(report)
         if reason.startswith(NOT_APPLICABLE_PREFIX):

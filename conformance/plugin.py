@@ -31,7 +31,8 @@ OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
 OPT_VALIDATE = "--rqs-validate"
 OPT_CHECKS = "--rqs-checks"
 CHECKS = ("implementation", "engine", "all")
-FIXTURE_MODULES = ("conformance._recording_fixture",)
+OPT_EXPECTATIONS = "--rqs-expectations"
+FIXTURE_MODULES = ("conformance._recording_fixture", "conformance._expectations")
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
 # Gherkin tag prefix -> marker. "@id:x" becomes @pytest.mark.rqs_id("x"), and so on.
@@ -62,6 +63,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Milvus backend: lite | uri:<uri> | container[:image] (default: lite)",
     )
     group.addoption(OPT_REPORT, default=None, help="write report.json and junit.xml into this directory")
+    group.addoption(
+        OPT_EXPECTATIONS,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="TOML file of known divergences ([[expected_failure]] scenario, reason, adapter and/or "
+        "engine): each runs as a strict expected failure; repeatable. The kit's engine ones always apply",
+    )
     group.addoption(
         OPT_CHECKS,
         choices=CHECKS,
