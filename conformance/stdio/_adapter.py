@@ -41,8 +41,16 @@ _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
 
 
-class NotApplicable(pytest.skip.Exception):  # pytest's own skip: the recorder maps it with no special case
-    """The implementation declined one question (``{"skipped": reason}``): NOT APPLICABLE, not failed."""
+class NotApplicable(pytest.skip.Exception):
+    """The implementation declined one question (``{"skipped": reason}``): NOT APPLICABLE, not failed.
+
+    A pytest skip, so the recorder maps it like any ``NOT APPLICABLE: `` skip. pytest reports a skip's
+    reason as ``<module>.<class>: <message>`` unless the class looks like its own ``Skipped`` (which
+    pytest marks as a builtin); borrow that look so the reason reads the same.
+    """
+
+    __module__ = "builtins"
+    __qualname__ = "Skipped"
 
     def __init__(self, reason: str) -> None:
         from .._report import NOT_APPLICABLE_PREFIX
@@ -157,7 +165,14 @@ class StdioAdapter:
             if self._child is None:
                 self._restart(operation)
             assert self._child is not None
-            return self._exchange(self._child, operation, fields, timeout=self.timeout)
+            try:
+                result = self._exchange(self._child, operation, fields, timeout=self.timeout)
+            except (NotApplicable, AdapterCallError):
+                self._failures = 0  # a clear answer: the process is fine
+                raise
+            # Only an answered call counts as recovery; a restart's handshake alone does not.
+            self._failures = 0
+            return result
 
     def _exchange(
         self, child: ChildProcess, operation: str, fields: dict[str, Any], *, timeout: float
@@ -186,10 +201,6 @@ class StdioAdapter:
         except InvalidReplyError:
             self._lost(child)  # the stream may be out of step now: start afresh for the next call
             raise
-        except NotApplicable:
-            self._failures = 0  # a clear answer: the process is fine
-            raise
-        self._failures = 0
         if isinstance(reply, RemoteError):
             raise AdapterCallError(self.rqs_name, operation, reply)
         return reply
