@@ -1,0 +1,118 @@
+"""Whole runs over stdio: each fault gets its status and message, the run always completes, and the
+Python example passes every scenario of the capabilities it declares."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance._runner import run_conformance
+
+from ._stdio_miniatures import TEMPLATE
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FEATURE = """\
+@req:mini
+Feature: Miniature requirement over stdio
+  @id:quality-first @needs:quality
+  Scenario: The faulty call
+    When the implementation computes a quality
+    Then it is a number
+
+  @id:labels-after @needs:labels
+  Scenario: The next call still works
+    When the implementation canonicalizes "rrf_fused"
+    Then the answer is "hybrid"
+"""
+
+STEPS = """\
+from pytest_bdd import parsers, scenarios, then, when
+from conformance._calls import ask
+from conformance._protocol import QualityRequest
+
+scenarios("mini.feature")
+
+
+@when("the implementation computes a quality", target_fixture="answer")
+def _(rqs_implementation):
+    request = QualityRequest(score_label="dense", score=1.0)
+    return ask(rqs_implementation, "quality_score", request, expect=float)
+
+
+@when(parsers.parse('the implementation canonicalizes "{label}"'), target_fixture="answer")
+def _(rqs_implementation, label):
+    return ask(rqs_implementation, "canonicalize_label", label, expect=str)
+
+
+@then("it is a number")
+def _(answer):
+    assert isinstance(answer, float)
+
+
+@then(parsers.parse('the answer is "{expected}"'))
+def _(answer, expected):
+    assert answer == expected
+"""
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "needle"),
+    [
+        ("crash", "errored", "exited (code 3) before replying"),
+        ("hang", "errored", "no reply within 1 s"),
+        ("garbage", "errored", "'this is not json' is not JSON"),
+        ("invalid", "errored", "not a valid quality_score reply"),
+        ("slow", "passed", None),
+        ("skip", "not_applicable", "no normalizer in this build"),
+        ("error", "errored", "ValueError: bad label"),
+    ],
+)
+def test_each_fault_gets_its_status_and_the_run_completes(
+    pytester: pytest.Pytester, fault: str, status: str, needle: str | None
+) -> None:
+    pytester.makefile(".feature", mini=FEATURE)
+    pytester.makepyfile(test_mini=STEPS)
+    script = pytester.path / "fault.py"
+    script.write_text(TEMPLATE.format(fault=fault, state=str(pytester.path / "state"), token="t"))
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    pytester.runpytest(
+        "test_mini.py", "--rqs-adapter-cmd", command, "--rqs-adapter-timeout", "1", "--rqs-report", "out"
+    )
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    by_id = {s["id"]: s for s in report["scenarios"]}
+    assert by_id["quality-first"]["status"] == status, by_id["quality-first"]
+    if needle is not None:
+        assert needle in by_id["quality-first"]["message"]
+    assert by_id["labels-after"]["status"] == "passed", by_id["labels-after"]  # restarted if it died
+    if fault == "crash":
+        assert "about to fail" in by_id["quality-first"]["message"]  # the tail of its stderr
+
+
+def _applicable_all_passed(report_dir: Path) -> tuple[dict[str, int], list[str]]:
+    report = json.loads((report_dir / "report.json").read_text())
+    bad = [
+        f"{s['id']}: {s['status']}: {s['message']}" for s in report["scenarios"] if s["status"] != "passed"
+    ]
+    return report["summary"], [b for b in bad if ": not_applicable: " not in b]
+
+
+# Engine checks judge Milvus, not the implementation; they have their own tests.
+NOT_ENGINE = ["-m", "not rqs_engine_check"]
+
+
+def test_the_python_example_passes_its_declared_capabilities(tmp_path: Path) -> None:
+    example = ROOT / "examples" / "python-stdio" / "impl.py"
+    command = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(example))}"
+    outcome = run_conformance(command, report_dir=tmp_path, validate=True, pytest_args=NOT_ENGINE)
+    summary, problems = _applicable_all_passed(tmp_path)
+    assert not problems, problems
+    assert summary["passed"] >= 10
+    assert summary["not_applicable"] >= 1  # search and lookup scenarios: not declared
+    assert outcome.exit_code == 0
