@@ -24,8 +24,9 @@ OPT_MILVUS = "--rqs-milvus"
 OPT_REPORT = "--rqs-report"
 OPT_SEED = "--rqs-seed"
 OPT_PROFILE = "--rqs-profile"
-# Hypothesis examples per property scenario, by --rqs-profile.
-PROPERTY_PROFILES = {"ci": 100, "thorough": 1000}
+# Hypothesis examples per property scenario, by --rqs-profile. "selftest" is ci without shrinking a
+# failure: the mutation matrix needs verdicts only, and shrinking would be most of its run time.
+PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 100}
 OPT_ADAPTER_CMD = "--rqs-adapter-cmd"
 OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
 OPT_VALIDATE = "--rqs-validate"

@@ -11,4 +11,5 @@ STEP_MODULES: tuple[str, ...] = (
     "conformance.steps.evidence",
     "conformance.steps.engine",
     "conformance.steps.engine_then",
+    "conformance.steps.properties",
 )

@@ -1,0 +1,175 @@
+"""Hypothesis strategies for the property scenarios: wire values any conforming implementation must accept.
+
+Inputs stay inside what the spec defines, so a property never judges a reading the spec leaves open
+(spec-readings.md):
+
+- distances are finite and non-negative, ``maxL2Distance`` is positive, ranks lie within their batch;
+- a hybrid batch carries ``denseDistance`` on every hit or on none (mixed batches are unspecified, 5);
+- equal ``originalRank`` values may occur (any stable order among ties conforms, 10);
+- labels are the two canonical ones and exactly the three legacy aliases (8);
+- texts and hints come from one small vocabulary, so L0 hints often match by contains.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from hypothesis import strategies as st
+
+from ._protocol import Hints, PostProcessConfig, QualityRequest, WireCandidate
+
+__all__ = [
+    "LABELS",
+    "candidate_batches",
+    "configs",
+    "hints",
+    "quality_requests",
+    "rank_ordered_batches",
+    "renamed",
+]
+
+Kind = Literal["dense", "hybrid"]
+
+# Each canonical label with the legacy aliases that canonicalize to it.
+LABELS: dict[Kind, tuple[str, ...]] = {
+    "dense": ("dense", "l2_distance"),
+    "hybrid": ("hybrid", "rrf_fused", "bm25_only_no_dense"),
+}
+WORDS = ("refund", "invoice", "warranty", "gateway", "snapshot", "policy", "acme", "billing")
+DOC_IDS = ("A", "B", "C", "D", "E")
+SOURCE_TYPES = ("faq", "manual", "ticket")
+MAX_BATCH = 12
+
+_finite = {"allow_nan": False, "allow_infinity": False}
+distances = st.floats(min_value=0.0, max_value=8.0, **_finite)
+# Fused scores of any magnitude: RRF sums, engine-normalised scores, anything an engine may return.
+fused_scores = st.floats(min_value=0.0, max_value=1000.0, **_finite)
+max_l2_distances = st.sampled_from((2.0, 4.0)) | st.floats(min_value=0.05, max_value=10.0, **_finite)
+
+
+def hints() -> st.SearchStrategy[Hints]:
+    """L0 hints over the shared vocabulary: often contained in a candidate's text, often not."""
+    words = st.lists(st.sampled_from(WORDS), max_size=3, unique=True).map(tuple)
+    return st.builds(
+        Hints,
+        domain=st.none() | st.sampled_from(WORDS),
+        entities=words,
+        keywords=words,
+        source_type=st.none() | st.sampled_from(SOURCE_TYPES),
+    )
+
+
+def configs() -> st.SearchStrategy[PostProcessConfig]:
+    """Any valid configuration: thresholds with reference <= highly-relevant, small caps."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> PostProcessConfig:
+        reference = draw(st.floats(min_value=0.0, max_value=1.0, **_finite))
+        highly = draw(st.floats(min_value=reference, max_value=1.0, **_finite))
+        return PostProcessConfig(
+            max_l2_distance=draw(max_l2_distances),
+            highly_relevant_threshold=highly,
+            reference_threshold=reference,
+            return_n=draw(st.integers(min_value=1, max_value=8)),
+            max_chunks_per_document=draw(st.integers(min_value=1, max_value=4)),
+        )
+
+    return build()
+
+
+# Whole fields drawn in one go where possible: generation, not the adapter, dominates a property's time.
+_CHUNKS = tuple((doc, index) for doc in DOC_IDS for index in range(4))
+_TEXTS = ("", *WORDS, *(f"{a} {b}" for a in WORDS for b in WORDS if a < b), " ".join(WORDS[:4]))
+_SOURCE_TYPES = (None, *SOURCE_TYPES)
+
+
+def _candidate(draw: st.DrawFn, kind: Kind, rank: int, with_distance: bool) -> WireCandidate:
+    score = draw(st.none() | distances) if kind == "dense" else draw(fused_scores)
+    doc_id, chunk_index = draw(st.sampled_from(_CHUNKS))
+    return WireCandidate(
+        doc_id=doc_id,
+        chunk_index=chunk_index,
+        text=draw(st.sampled_from(_TEXTS)),
+        original_rank=rank,
+        score=score,
+        score_label=draw(st.sampled_from(LABELS[kind])),
+        raw_score=score,
+        dense_distance=draw(distances) if with_distance else None,
+        source_type=draw(st.sampled_from(_SOURCE_TYPES)),
+    )
+
+
+@st.composite
+def candidate_batches(
+    draw: st.DrawFn, *, kind: Kind | None = None, dense_distance: bool | None = None
+) -> tuple[WireCandidate, ...]:
+    """Any batch in any input order: duplicates, shared docIds, tied ranks, one canonical label.
+
+    ``dense_distance`` (hybrid only): ``True`` every hit carries one, ``False`` none, ``None`` either.
+    """
+    kind = kind or draw(st.sampled_from(("dense", "hybrid")))
+    with_distance = kind == "hybrid" and (draw(st.booleans()) if dense_distance is None else dense_distance)
+    n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
+    ranks = draw(st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n))
+    return tuple(_candidate(draw, kind, rank, with_distance) for rank in ranks)
+
+
+@st.composite
+def rank_ordered_batches(draw: st.DrawFn) -> tuple[WireCandidate, ...]:
+    """A result list as a search emits it, in any input order: distinct ranks 1..n, and quality that
+    cannot rise with rank (dense distances ascend with rank; hybrid hits carry no denseDistance).
+
+    On such a batch every reading of "top qualityScore" agrees: the first accepted block's quality is
+    also the highest (spec-readings 3).
+    """
+    kind: Kind = draw(st.sampled_from(("dense", "hybrid")))
+    n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
+    batch = [_candidate(draw, kind, rank, with_distance=False) for rank in range(1, n + 1)]
+    if kind == "dense":
+        ascending = sorted(draw(st.lists(distances, min_size=n, max_size=n)))
+        batch = [
+            c.model_copy(update={"score": d, "raw_score": d}) for c, d in zip(batch, ascending, strict=True)
+        ]
+    return tuple(draw(st.permutations(batch)))
+
+
+@st.composite
+def renamed(draw: st.DrawFn, batch: tuple[WireCandidate, ...]) -> tuple[WireCandidate, ...]:
+    """The same batch with everything but qualityScore inputs changed.
+
+    Labels, dense scores, ranks, denseDistance and the chunk structure (which hits share a docId or
+    a chunk) stay; docIds are renamed one-to-one, texts, source types and hybrid raw scores are new.
+    """
+    names = draw(st.permutations(DOC_IDS))
+    rename = dict(zip(DOC_IDS, names, strict=True))
+    out = []
+    for c in batch:
+        hybrid = c.score_label in LABELS["hybrid"]
+        score = draw(fused_scores) if hybrid else c.score
+        out.append(
+            c.model_copy(
+                update={
+                    "doc_id": rename[c.doc_id],
+                    "text": draw(st.sampled_from(_TEXTS)),
+                    "source_type": draw(st.sampled_from(_SOURCE_TYPES)),
+                    "score": score,
+                    "raw_score": score,
+                }
+            )
+        )
+    return tuple(out)
+
+
+@st.composite
+def quality_requests(draw: st.DrawFn) -> QualityRequest:
+    """Any question the single normalizer must answer: any label or alias, score, rank, distance."""
+    kind: Kind = draw(st.sampled_from(("dense", "hybrid")))
+    n = draw(st.integers(min_value=1, max_value=1000))
+    return QualityRequest(
+        score_label=draw(st.sampled_from(LABELS[kind])),
+        score=draw(st.none() | (distances if kind == "dense" else fused_scores)),
+        original_rank=draw(st.integers(min_value=1, max_value=n)),
+        batch_size=n,
+        max_l2_distance=draw(max_l2_distances),
+        dense_distance=draw(st.none() | distances) if kind == "hybrid" else None,
+    )

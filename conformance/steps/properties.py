@@ -1,0 +1,239 @@
+"""Property scenarios: the spec's universal statements, checked by Hypothesis through the adapter.
+
+Each Given names the generated inputs (a strategy from :mod:`conformance._strategies`, kept in the
+``generated`` fixture); each Then runs one property over them. Properties hold for every reading the
+spec allows (spec-readings.md): the conforming miniatures in ``tests/miniatures/conforming.py`` pass them.
+
+Reproducibility: every property of a run uses the run's one seed (``--rqs-seed``, else random and
+recorded in the report) and the example count of ``--rqs-profile``. A failure FAILS the scenario with
+Hypothesis's shrunk falsifying example and the seed that replays it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+from pytest_bdd import given, then
+
+from .. import _strategies as gen
+from .._protocol import Hints, Implementation, PostProcessConfig, QualityRequest, WireCandidate
+from .._recorder import Recorder
+from ._property_run import PropertyRun, close, kept_ranks, post, quality, shown, top, without_reasons
+
+__all__ = ["rqs_property_run"]
+_HIGH_LEVELS = {"PRECISE", "HIGHLY_RELEVANT"}
+
+
+@pytest.fixture
+def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
+    """This run's seed (recorded in the report) and the example count of ``--rqs-profile``."""
+    from ..plugin import OPT_PROFILE, PROPERTY_PROFILES
+
+    profile = pytestconfig.getoption(OPT_PROFILE)
+    recorded = pytestconfig.stash[Recorder.key].hypothesis_seed
+    return PropertyRun(
+        seed=int(recorded or 0),
+        profile=profile,
+        max_examples=PROPERTY_PROFILES[profile],
+        shrink=profile != "selftest",
+    )
+
+
+# -- Given: the generated inputs -----------------------------------------------------------------------
+
+
+@given("any hybrid batch size n from 1 to 1000 and any two ranks within it", target_fixture="generated")
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    sized = st.integers(min_value=1, max_value=1000).flatmap(
+        lambda n: st.tuples(st.just(n), st.integers(1, n), st.integers(1, n))
+    )
+    return {"sized": sized}
+
+
+@given(
+    "any label or legacy alias, score, rank, batch size, maxL2Distance and denseDistance",
+    target_fixture="generated",
+)
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    return {"request": gen.quality_requests()}
+
+
+@given("any hybrid batch without denseDistance, and new raw scores for it", target_fixture="generated")
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    batch = gen.candidate_batches(kind="hybrid", dense_distance=False)
+    scores = st.lists(gen.fused_scores, min_size=gen.MAX_BATCH, max_size=gen.MAX_BATCH)
+    return {"batch": batch, "scores": scores, "config": gen.configs()}
+
+
+@given("any candidates in any input order, any L0 hints and any configuration", target_fixture="generated")
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    return {"batch": gen.candidate_batches(), "hints": gen.hints(), "config": gen.configs()}
+
+
+@given("any candidates, any two sets of L0 hints and any configuration", target_fixture="generated")
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    pair = {"first": gen.hints(), "second": gen.hints()}
+    return {"batch": gen.candidate_batches(), **pair, "config": gen.configs()}
+
+
+@given("any rank-ordered result, any L0 hints and any thresholds", target_fixture="generated")
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    return {"batch": gen.rank_ordered_batches(), "hints": gen.hints(), "config": gen.configs()}
+
+
+@given(
+    "any two rank-ordered results with the same qualityScore inputs and different texts, docIds, hints "
+    "and raw hybrid scores",
+    target_fixture="generated",
+)
+def _() -> dict[str, st.SearchStrategy[Any]]:
+    pair = gen.rank_ordered_batches().flatmap(lambda b: st.tuples(st.just(b), gen.renamed(b)))
+    return {"pair": pair, "first": gen.hints(), "second": gen.hints(), "config": gen.configs()}
+
+
+# -- Then: R3, the single normalizer -------------------------------------------------------------------
+
+
+@then("qualityScore SHALL NOT increase from the better rank to the worse one, and rank 1 SHALL map to 1.0")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(sized: tuple[int, int, int]) -> None:
+        n, r1, r2 = sized
+        better, worse = sorted((r1, r2))
+
+        def q(rank: int) -> float:
+            return quality(
+                rqs_implementation, QualityRequest(score_label="hybrid", original_rank=rank, batch_size=n)
+            )
+
+        first, q_better, q_worse = q(1), q(better), q(worse)
+        assert abs(first - 1.0) <= 1e-9, f"batch size {n}: rank 1 maps to {first!r}, not 1.0"
+        assert q_better >= q_worse, (
+            f"batch size {n}: rank {better} -> {q_better!r} < rank {worse} -> {q_worse!r}"
+        )
+
+    rqs_property_run.check(generated, body)
+
+
+@then("qualityScore SHALL lie within [0, 1]")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(request: QualityRequest) -> None:
+        answer = quality(rqs_implementation, request)
+        assert 0.0 <= answer <= 1.0, f"qualityScore {answer!r} is outside [0, 1]"
+
+    rqs_property_run.check(generated, body)
+
+
+@then("neither the accepted order nor any qualityScore SHALL change")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(batch: tuple[WireCandidate, ...], scores: list[float], config: PostProcessConfig) -> None:
+        rescored = tuple(
+            c.model_copy(update={"score": s, "raw_score": s}) for c, s in zip(batch, scores, strict=False)
+        )
+        before = post(rqs_implementation, batch, config)
+        after = post(rqs_implementation, rescored, config)
+        same_order = [b.evidence_key for b in before.blocks] == [b.evidence_key for b in after.blocks]
+        qualities = [b.quality_score for b in before.blocks], [b.quality_score for b in after.blocks]
+        assert same_order, (
+            "the hybrid mapping SHALL NOT require RRF raw magnitude: with the same ranks, new raw scores "
+            f"changed the order from [{shown(before.blocks)}] to [{shown(after.blocks)}]"
+        )
+        assert close(*qualities), (
+            "the hybrid mapping SHALL NOT require RRF raw magnitude: with the same ranks, new raw scores "
+            f"changed qualityScores from [{shown(before.blocks)}] to [{shown(after.blocks)}]"
+        )
+
+    rqs_property_run.check(generated, body)
+
+
+# -- Then: R4, rank order ------------------------------------------------------------------------------
+
+
+@then("the accepted blocks SHALL be in ascending originalRank")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
+        reply = post(rqs_implementation, batch, config, hints)
+        ranks = [b.original_rank for b in reply.blocks]
+        assert ranks == sorted(ranks), f"accepted blocks out of originalRank order: {shown(reply.blocks)}"
+
+    rqs_property_run.check(generated, body)
+
+
+@then("each chunk SHALL be accepted once, the caps SHALL hold, and the best ranks SHALL be kept")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
+        reply = post(rqs_implementation, batch, config, hints)
+        keys = [(b.doc_id, b.chunk_index) for b in reply.blocks]
+        assert len(keys) == len(set(keys)), f"a chunk was accepted twice: {shown(reply.blocks)}"
+        per_doc = Counter(doc for doc, _ in keys)
+        over = {d: n for d, n in per_doc.items() if n > config.max_chunks_per_document}
+        assert not over, f"more than {config.max_chunks_per_document} chunks of {over}: {shown(reply.blocks)}"
+        assert len(keys) <= config.return_n, f"return-n {config.return_n} exceeded: {shown(reply.blocks)}"
+        expected = kept_ranks(batch, config)
+        got = sorted(b.original_rank for b in reply.blocks)
+        assert got == expected, (
+            f"dedup and caps applied in originalRank order keep ranks {expected}; the implementation kept "
+            f"{got}: {shown(reply.blocks)}"
+        )
+
+    rqs_property_run.check(generated, body)
+
+
+@then("the accepted blocks, their qualityScores and the gates SHALL NOT change; only hitReasons may")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(
+        batch: tuple[WireCandidate, ...], first: Hints, second: Hints, config: PostProcessConfig
+    ) -> None:
+        one = post(rqs_implementation, batch, config, first)
+        two = post(rqs_implementation, batch, config, second)
+        assert without_reasons(one) == without_reasons(two), (
+            "L0 hints may only explain hits: changing them changed the result from "
+            f"[{shown(one.blocks)}] {one.relevance_level} low={one.is_low_quality} to "
+            f"[{shown(two.blocks)}] {two.relevance_level} low={two.is_low_quality}"
+        )
+
+    rqs_property_run.check(generated, body)
+
+
+# -- Then: R5, gates -----------------------------------------------------------------------------------
+
+
+@then(
+    "low quality SHALL be exactly a top qualityScore below the reference threshold, and at or above the "
+    "highly-relevant threshold the level SHALL be PRECISE or HIGHLY_RELEVANT"
+)
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
+        reply = post(rqs_implementation, batch, config, hints)
+        best = top(reply)
+        low = best is None or best < config.reference_threshold
+        assert reply.is_low_quality == low, (
+            f"top qualityScore {best!r}, reference threshold {config.reference_threshold!r}: low quality "
+            f"must be {low}, the implementation said {reply.is_low_quality}"
+        )
+        if best is not None and best >= config.highly_relevant_threshold:
+            assert reply.relevance_level in _HIGH_LEVELS, (
+                f"top qualityScore {best!r} >= highly-relevant threshold "
+                f"{config.highly_relevant_threshold!r}: the level must be PRECISE or HIGHLY_RELEVANT, "
+                f"not {reply.relevance_level!r}"
+            )
+
+    rqs_property_run.check(generated, body)
+
+
+@then("both SHALL get the same low-quality decision and the same relevance level")
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+    def body(pair: tuple[Any, Any], first: Hints, second: Hints, config: PostProcessConfig) -> None:
+        one = post(rqs_implementation, pair[0], config, first)
+        two = post(rqs_implementation, pair[1], config, second)
+        qualities = ([b.quality_score for b in one.blocks], [b.quality_score for b in two.blocks])
+        assert close(*qualities), f"the same qualityScore inputs gave different qualities: {qualities}"
+        assert (one.is_low_quality, one.relevance_level) == (two.is_low_quality, two.relevance_level), (
+            f"gates SHALL use qualityScore only: qualities {qualities[0]} gave low={one.is_low_quality} "
+            f"{one.relevance_level} with hints {first}, and low={two.is_low_quality} {two.relevance_level} "
+            f"with hints {second}"
+        )
+
+    rqs_property_run.check(generated, body)
