@@ -1,0 +1,16 @@
+"""Miniatures: tiny implementations that show the kit has teeth (house style, convention 7).
+
+- :mod:`.broken` (and :mod:`.broken_store`): each breaks ONE thing the spec requires.
+- :mod:`.legacy`: the design note's legacy pipeline, all of its section 2 at once.
+- :mod:`.conforming`: variants that differ from the reference only where the spec allows.
+
+``matrix.toml`` beside them says which scenarios must catch which miniature; ``rag-conformance
+selftest`` and ``tests/test_mutation_matrix.py`` run the kit against all of them and compare.
+Every miniature is addressable as an adapter spec, e.g. ``tests.miniatures.broken:UncanonicalAlias``.
+"""
+
+from pathlib import Path
+
+__all__ = ["MATRIX_PATH"]
+
+MATRIX_PATH = Path(__file__).with_name("matrix.toml")
