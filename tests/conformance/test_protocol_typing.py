@@ -31,9 +31,7 @@ def test_mypy_rejects_a_drifted_adapter(tmp_path: Path) -> None:
     )
     from mypy import api
 
-    stdout, _, status = api.run(
-        [str(drifted), "--follow-imports=silent", "--ignore-missing-imports"]
-    )
+    stdout, _, status = api.run([str(drifted), "--follow-imports=silent", "--ignore-missing-imports"])
     assert status != 0
     assert "Implementation" in stdout
 
