@@ -59,6 +59,28 @@ def _smoke(args: argparse.Namespace) -> int:
     return smoke(args.adapter_cmd, timeout=args.adapter_timeout, milvus=args.milvus)
 
 
+def _engines(args: argparse.Namespace) -> int:
+    from ._engines_matrix import DEFAULT_ENGINES, format_matrix, run_matrix
+
+    columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
+    print(format_matrix(columns))
+    broken = [c for c in columns if c.report is None or c.report.summary.failed or c.report.summary.errored]
+    return 1 if broken else 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from ._diff import diff_reports, format_diff, load_report_data
+    from ._errors import ConformanceError
+
+    try:
+        diff = diff_reports(load_report_data(args.old), load_report_data(args.new))
+    except ConformanceError as exc:
+        print(f"rag-conformance diff: {exc}", file=sys.stderr)
+        return 2
+    print(format_diff(diff, old_label=args.old, new_label=args.new))
+    return 1 if diff.regressed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag-conformance",
@@ -105,6 +127,25 @@ def build_parser() -> argparse.ArgumentParser:
     coverage = sub.add_parser("coverage", help="check that every spec scenario has a Gherkin scenario")
     coverage.add_argument("--spec", default=None, help="another version of the spec to check against")
     coverage.set_defaults(func=_coverage)
+
+    engines = sub.add_parser(
+        "engines", help="run the engine checks and every scenario on each Milvus engine available here"
+    )
+    engines.add_argument(
+        "--engine",
+        action="append",
+        default=None,
+        help="local (the default: lite, lite-2.5.1, milvus-2.3.5) | lite | lite-2.5.1 | milvus-2.3.5 | "
+        "uri:<uri> | container[:image]; repeatable",
+    )
+    engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
+    engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
+    engines.set_defaults(func=_engines)
+
+    diff = sub.add_parser("diff", help="compare two reports by scenario id; exit 1 if something newly fails")
+    diff.add_argument("old", help="the earlier report.json (or its directory)")
+    diff.add_argument("new", help="the later report.json (or its directory)")
+    diff.set_defaults(func=_diff)
     return parser
 
 

@@ -1,0 +1,156 @@
+"""Child process that runs one cached local engine for ``rag-conformance engines``, run by path.
+
+``python -P _engine_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
+``python -P _engine_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
+on a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC forwarder in front of it. Lite
+2.5.1 does not implement ``GetVersion`` (UNIMPLEMENTED), which every Milvus client of the kit calls
+first; the forwarder answers it with ``milvus_lite-<installed package version>`` and passes every other
+call through unchanged.
+
+It needs only the stdlib (and grpcio for ``lite25``), because it runs with the interpreter of the
+engine's own cached venv. The parent holds this process's stdin open and never writes: when the
+parent dies for any reason, the read hits EOF and the engine is stopped, so no server is orphaned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HOST = "127.0.0.1"
+VERSION_METHOD = "/milvus.proto.milvus.MilvusService/GetVersion"
+MAX_CALL_SECONDS = 600.0  # cap on a forwarded call: an unbounded client deadline must not hang it
+_MESSAGE_OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+_stop = threading.Event()
+
+
+def _watch_parent() -> None:
+    while os.read(0, 4096):  # the parent never writes; EOF means it is gone
+        pass
+    _stop.set()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _terminate(proc: subprocess.Popen[bytes], grace: float) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> int:
+    while not _stop.is_set() and proc.poll() is None:
+        time.sleep(0.2)
+    code = proc.poll()
+    return 0 if code is None else code
+
+
+def run_exec(command: list[str]) -> int:
+    """Run ``command`` until it exits or the parent goes away; then stop it."""
+    proc = subprocess.Popen(command)
+    try:
+        return _wait(proc)
+    finally:
+        _terminate(proc, grace=15.0)  # the Go server flushes and stops its coordinators on SIGTERM
+
+
+def _version_reply() -> bytes:
+    from importlib.metadata import version
+
+    # GetVersionResponse{version = 2}: a length-delimited field, tag (2 << 3) | 2; the status is empty.
+    text = f"milvus_lite-{version('milvus-lite')}".encode()
+    return b"\x12" + _varint(len(text)) + text
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def run_lite25(port: int, data_dir: Path) -> int:
+    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder."""
+    from concurrent import futures
+
+    import grpc
+    import milvus_lite
+
+    lib = Path(milvus_lite.__file__).resolve().parent / "lib"
+    inner = _free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    # In address mode the binary serves TCP and needs no lock file (that is the UDS mode's stop signal).
+    command = [str(lib / "milvus"), str(data_dir / "lite.db"), f"{HOST}:{inner}", "ERROR"]
+    proc = subprocess.Popen(command, env=env, cwd=str(data_dir))
+    channel = grpc.insecure_channel(f"{HOST}:{inner}", options=_MESSAGE_OPTIONS)
+    reply = _version_reply()
+
+    class Forward(grpc.GenericRpcHandler):
+        def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+            method = details.method
+            if method == VERSION_METHOD:
+                return grpc.unary_unary_rpc_method_handler(lambda _request, _context: reply)
+            call = channel.unary_unary(method)  # no (de)serializers: bytes in, bytes out
+
+            def forward(request: bytes, context: grpc.ServicerContext) -> bytes:
+                remaining = context.time_remaining()
+                timeout = min(remaining, MAX_CALL_SECONDS) if remaining else MAX_CALL_SECONDS
+                metadata = [(k, v) for k, v in context.invocation_metadata() if k != "user-agent"]
+                try:
+                    return call(request, timeout=timeout, metadata=metadata)
+                except grpc.RpcError as exc:  # pass the engine's own status through
+                    context.abort(exc.code(), exc.details() or "")
+                    raise  # unreachable: abort raises
+
+            return grpc.unary_unary_rpc_method_handler(forward)
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=_MESSAGE_OPTIONS)
+    server.add_generic_rpc_handlers((Forward(),))
+    server.add_insecure_port(f"{HOST}:{port}")
+    server.start()
+    try:
+        return _wait(proc)
+    finally:
+        server.stop(grace=1.0)
+        _terminate(proc, grace=5.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the mode, start the parent watchdog, run the engine until told to stop."""
+    parser = argparse.ArgumentParser(prog="_engine_child.py")
+    sub = parser.add_subparsers(dest="mode", required=True)
+    exec_ = sub.add_parser("exec")
+    exec_.add_argument("command", nargs=argparse.REMAINDER)
+    lite = sub.add_parser("lite25")
+    lite.add_argument("--port", type=int, required=True)
+    lite.add_argument("--data-dir", type=Path, required=True)
+    args = parser.parse_args(argv)
+    # SIGTERM from the parent: leave the wait loop and stop the engine through the finally blocks.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: _stop.set())
+    threading.Thread(target=_watch_parent, daemon=True).start()
+    if args.mode == "exec":
+        command = args.command[1:] if args.command[:1] == ["--"] else args.command
+        return run_exec(command)
+    return run_lite25(args.port, args.data_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""The other Milvus engines this machine can run, each from its own cached venv, as loopback servers.
+
+- ``lite-2.5.1``: Milvus Lite 2.5.1, the C++ core (segcore/knowhere). Its package carries a server
+  binary that serves gRPC on a TCP address; the kit runs it behind a forwarder that answers the one
+  call it lacks (``GetVersion``), see :mod:`conformance._engine_child`.
+- ``milvus-2.3.5``: the PyPI package ``milvus`` 2.3.5, the real Go server (standalone, embedded etcd),
+  old: no hybrid search, no BM25.
+
+Venvs live in ``$RQS_ENGINE_CACHE`` (default ``~/.cache/rag-conformance/engines/<name>/venv``),
+outside any project, and are installed once with pip's progress shown. Each server runs in its own
+process group with a temporary data dir; :meth:`LocalServer.stop` removes both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from .engines import EngineUnavailableError
+
+__all__ = ["CACHE_ENV", "LOCAL_ENGINES", "LocalEngineSpec", "LocalServer", "cache_root", "ensure_venv"]
+
+CACHE_ENV = "RQS_ENGINE_CACHE"
+HOST = "127.0.0.1"
+_CHILD = Path(__file__).with_name("_engine_child.py")
+_LOG_TAIL = 15
+# Every component of the 2.3.5 server advertises this address to the others (the default is the first
+# non-loopback address). Its gRPC ports still bind every interface: 2.3.5 has no listen-address setting.
+_COMPONENTS_235 = ("rootCoord", "proxy", "queryCoord", "queryNode", "indexCoord", "indexNode", "dataCoord")
+_LOOPBACK_235 = [f"--extra-config={c}.ip={HOST}" for c in (*_COMPONENTS_235, "dataNode")]
+
+
+@dataclass(frozen=True)
+class LocalEngineSpec:
+    """An engine installable here: its cache name, pip requirements, startup budget and what it is."""
+
+    name: str
+    requirements: tuple[str, ...]
+    startup_seconds: float
+    about: str
+
+
+LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
+    "lite-2.5.1": LocalEngineSpec(
+        "lite-2.5.1",
+        ("milvus-lite==2.5.1", "pymilvus==3.0.2", "setuptools<70"),  # its import needs pkg_resources
+        60.0,
+        "Milvus Lite 2.5.1, the C++ core, as a loopback gRPC server",
+    ),
+    "milvus-2.3.5": LocalEngineSpec(
+        "milvus-2.3.5",
+        ("milvus==2.3.5",),
+        240.0,  # the first start of a data dir unpacks the server binaries
+        "Milvus 2.3.5 standalone, the Go server (no hybrid search, no BM25)",
+    ),
+}
+
+
+def cache_root() -> Path:
+    """Where engine venvs are cached: ``$RQS_ENGINE_CACHE`` or ``~/.cache/rag-conformance/engines``."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else Path.home() / ".cache/rag-conformance/engines"
+
+
+def ensure_venv(spec: LocalEngineSpec, *, output: IO[str] | None = None) -> Path:
+    """The engine's venv, created and pip-installed on first use; the venv's dir is returned."""
+    home = cache_root() / spec.name
+    venv, marker = home / "venv", home / "installed.txt"
+    wanted = "\n".join(spec.requirements) + "\n"
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two matrix runs at once: one installs, the other waits
+        if marker.is_file() and marker.read_text() == wanted and (venv / "bin" / "python").exists():
+            return venv
+        shutil.rmtree(venv, ignore_errors=True)  # a half-finished install is never reused
+        print(
+            f"installing {spec.name} into {venv} ({' '.join(spec.requirements)})",
+            file=output or sys.stderr,
+            flush=True,
+        )
+        steps = [
+            [sys.executable, "-m", "venv", str(venv)],
+            [str(venv / "bin/python"), "-m", "pip", "install", "--progress-bar", "on", *spec.requirements],
+        ]
+        for command in steps:
+            code = subprocess.call(command, stdout=output, stderr=output)  # None: the terminal
+            if code != 0:
+                raise EngineUnavailableError(
+                    f"cannot install {spec.name}: `{' '.join(command)}` exited with {code}; check the "
+                    f"network and PyPI, then run again (the half-made venv at {venv} is redone)"
+                )
+        marker.write_text(wanted)
+    return venv
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalServer:
+    """One engine server process group on ``127.0.0.1:<port>``, its log and its temporary data dir."""
+
+    def __init__(self, spec: LocalEngineSpec, venv: Path) -> None:
+        self.spec = spec
+        self.port = _free_port()
+        self.uri = f"http://{HOST}:{self.port}"
+        self.work_dir = Path(tempfile.mkdtemp(prefix=f"rqs-{spec.name}-"))
+        self.log_path = self.work_dir / "server.log"
+        python = str(venv / "bin/python")
+        if spec.name == "lite-2.5.1":
+            mode = ["lite25", "--port", str(self.port), "--data-dir", str(self.work_dir / "data")]
+        else:
+            server = [str(venv / "bin/milvus-server"), "--data", str(self.work_dir / "data")]
+            mode = ["exec", "--", *server, "--proxy-port", str(self.port), *_LOOPBACK_235]
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [python, "-P", str(_CHILD), *mode],
+            stdin=subprocess.PIPE,  # the child's parent watchdog waits for EOF on it
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches the matrix, which then stops the server itself
+            cwd=str(self.work_dir),
+        )
+        self.version = ""
+
+    def wait_ready(self) -> str:
+        """Block until the server answers ``GetVersion``; return that version."""
+        from pymilvus import MilvusClient  # lazy: importing the kit stays cheap
+
+        deadline = time.monotonic() + self.spec.startup_seconds
+        last = "nothing listening yet"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise EngineUnavailableError(
+                    f"{self.spec.about} exited with code {self.proc.returncode} while starting; log tail:\n"
+                    f"{self.log_tail()}"
+                )
+            try:
+                with socket.create_connection((HOST, self.port), timeout=0.5):
+                    pass
+                client = MilvusClient(uri=self.uri, timeout=5.0)
+                try:
+                    self.version = str(client.get_server_version(timeout=5.0))
+                finally:
+                    client.close()
+                return self.version
+            except Exception as exc:  # refused, or the server is still starting its components
+                last = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                time.sleep(0.5)
+        raise EngineUnavailableError(
+            f"{self.spec.about} did not answer on {self.uri} within {self.spec.startup_seconds:g} s "
+            f"(last: {last}); log tail:\n{self.log_tail()}"
+        )
+
+    def log_tail(self) -> str:
+        """The last lines of the server log."""
+        with contextlib.suppress(OSError):
+            lines = self.log_path.read_text(errors="replace").splitlines()
+            return "\n".join(lines[-_LOG_TAIL:]) or "(empty log)"
+        return "(no log)"
+
+    def stop(self) -> None:
+        """SIGTERM the group, SIGKILL what is left after a grace period, remove the data dir."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(25.0)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)  # stragglers of the group, never left behind
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5.0)
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        self._log.close()
+        shutil.rmtree(self.work_dir, ignore_errors=True)
