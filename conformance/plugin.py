@@ -194,8 +194,9 @@ def _rqs_loaded(
     implementation, info = load_adapter(rqs_adapter_spec, stdio_options=stdio)
     pytestconfig.stash[Recorder.key].adapter = info
     if {"search", "lookup"} & {str(c) for c in info.capabilities}:
-        # The implementation keeps collections in the engine: the engine must outlive its close().
-        request.getfixturevalue("rqs_engine")
+        # The implementation keeps collections in the engine and reaches it through the recording
+        # proxy: both must outlive its close(), so they are set up first and torn down after it.
+        request.getfixturevalue("rqs_adapter_endpoint")
     try:
         yield implementation, info
     finally:

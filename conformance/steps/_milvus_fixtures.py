@@ -45,16 +45,20 @@ def rqs_oracle(rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus) -> Iterator
 def rqs_corpus(
     rqs_implementation: Implementation,
     rqs_info: ImplementationInfo,
-    rqs_engine: Any,
+    rqs_adapter_endpoint: Any,
     rqs_oracle: MilvusOracle,
     rqs_scenario_corpus: ScenarioCorpus,
 ) -> ScenarioCorpus:
-    """The scenario corpus, prepared once per session in the implementation (and in the oracle)."""
+    """The scenario corpus, prepared once per session in the implementation (and in the oracle).
+
+    The implementation reaches Milvus through the recording proxy (``rqs_adapter_endpoint``), so steps
+    can check what it asked the engine; the oracle connects directly and stays out of the record.
+    """
     if not _MILVUS_CAPABILITIES & set(rqs_info.capabilities):
         # The capability gate skips such scenarios first; this guards a scenario that forgot its tag.
         pytest.fail(
             f"kit bug: a scenario asked for the Milvus corpus, but {rqs_info.name!r} declares neither "
             "'search' nor 'lookup'; tag the scenario @needs:search or @needs:lookup"
         )
-    ask(rqs_implementation, "prepare", rqs_engine.endpoint, rqs_scenario_corpus.corpus)
+    ask(rqs_implementation, "prepare", rqs_adapter_endpoint, rqs_scenario_corpus.corpus)
     return rqs_scenario_corpus

@@ -16,6 +16,7 @@ from .._corpus import ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
 from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
 from .._protocol import Hit, Implementation, SearchReply, SearchRequest
+from .._proxy import RecordedCall, RecordingProxy, non_dense_searches
 from .labels import kit_canonical
 
 __all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "show_key"]
@@ -35,6 +36,7 @@ class Searched:
     question: ScenarioQuery
     mode: Mode
     reply: SearchReply
+    milvus_calls: tuple[RecordedCall, ...] = ()
 
     @property
     def by_rank(self) -> list[Hit]:
@@ -97,12 +99,33 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: s
     ),
     target_fixture="searched",
 )
-def _(rqs_implementation: Implementation, rqs_corpus: ScenarioCorpus, mode: str, question: str) -> Searched:
+def _(
+    rqs_implementation: Implementation,
+    rqs_corpus: ScenarioCorpus,
+    rqs_recorder: RecordingProxy,
+    mode: str,
+    question: str,
+) -> Searched:
     checked = parse_mode(mode)
     query = rqs_corpus.query(question)
     request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=checked, k=query.k)
+    mark = rqs_recorder.mark()
     reply = ask(rqs_implementation, "search", request, expect=SearchReply)
-    return Searched(question=query, mode=checked, reply=reply)
+    calls = tuple(rqs_recorder.calls_since(mark))
+    return Searched(question=query, mode=checked, reply=reply, milvus_calls=calls)
+
+
+@then("Milvus was asked for dense ANN searches only: no hybrid search and no keyword search")
+def _(searched: Searched) -> None:
+    searches = [call for call in searched.milvus_calls if call.is_search]
+    assert searches, (
+        "the spec requires mode dense to call dense ANN; the recording proxy saw no search at all from the "
+        f"implementation during this query (calls: {[c.method for c in searched.milvus_calls]})"
+    )
+    problems = non_dense_searches(searched.milvus_calls)
+    assert not problems, (
+        f"the spec requires mode dense to call dense ANN only; the implementation sent {problems}"
+    )
 
 
 @then("search returns hits")
