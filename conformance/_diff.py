@@ -18,6 +18,7 @@ from ._errors import ConformanceError
 __all__ = ["BAD", "Change", "DiffError", "ReportDiff", "diff_reports", "format_diff", "load_report_data"]
 
 BAD = frozenset({"failed", "errored"})
+MESSAGE_WIDTH = 160  # a diff lists many scenarios; the full message is in the report
 # The fingerprint rows shown side by side, in this order (dotted paths into "environment").
 _FINGERPRINT = (
     "milvus.backend",
@@ -50,7 +51,10 @@ class Change:
     def line(self) -> str:
         """``id: old -> new: message``."""
         text = f"{self.id}: {self.old or 'absent'} -> {self.new or 'absent'}"
-        return f"{text}: {self.message}" if self.message and self.new in BAD else text
+        if not self.message or self.new not in BAD:
+            return text
+        first = self.message.strip().splitlines()[0]
+        return f"{text}: {first if len(first) <= MESSAGE_WIDTH else first[: MESSAGE_WIDTH - 1] + '…'}"
 
 
 @dataclass(frozen=True)

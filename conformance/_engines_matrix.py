@@ -22,6 +22,7 @@ from typing import IO
 from ._errors import ConformanceError
 from ._local_engines import LOCAL_ENGINES, LocalServer, ensure_venv
 from ._report import Report
+from .engines import parse_backend, start_engine
 from .engines._redact import redact_uri
 
 __all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_matrix", "label", "run_matrix"]
@@ -104,6 +105,11 @@ def run_matrix(
 def _run_engine(column: EngineColumn, directory: Path, adapter: str, out: IO[str]) -> None:
     local = LOCAL_ENGINES.get(column.engine)
     if local is None:
+        backend = parse_backend(column.engine)  # a typo is "not run: <why>", not a column of errors
+        if backend.kind == "uri":
+            # An unreachable server would error every scenario; say once, in the column, why instead.
+            with start_engine(column.engine, startup_timeout=10.0) as engine:
+                column.version = engine.server_version()
         column.milvus = column.engine
         _run_suite(column, directory, adapter)
         return
