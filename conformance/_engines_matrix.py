@@ -65,7 +65,7 @@ def label(engine: str) -> str:
 def _slug(engine: str) -> str:
     # Report dirs are named after the engine; URIs may carry credentials, which must not become a path.
     if engine.startswith("uri:"):
-        return "uri-" + _SLUG.sub("_", engine.split("@")[-1].removeprefix("uri:")).strip("_")
+        return "uri-" + _SLUG.sub("_", engine[4:].split("@")[-1].split("://")[-1]).strip("_")
     return _SLUG.sub("_", engine).strip("_")
 
 
