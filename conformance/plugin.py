@@ -160,6 +160,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+# tryfirst: the hook is firstresult, and pytest-bdd's own impl (any tag -> a marker of that name) must
+# not answer first; which plugin entry point loads first depends on the install, not on us.
+@pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
     prefix, sep, value = tag.partition(":")
     if sep and prefix in TAG_MARKERS:
