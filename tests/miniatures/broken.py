@@ -3,16 +3,25 @@
 Each class breaks exactly one thing of :class:`~tests.miniatures._base.Miniature` (the reference, step
 by step) and says in its docstring which spec text it violates. The kit must fail each of them on the
 scenarios listed in ``matrix.toml`` and pass them on every other scenario. Milvus-backed ones (search,
-lookup) are in :mod:`tests.miniatures.broken_store`, and re-exported here so that one module lists all.
+lookup) are in :mod:`tests.miniatures.broken_store`, the gates in :mod:`tests.miniatures.broken_gates`;
+all are re-exported here so that one module lists every broken miniature.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from conformance._protocol import Hints, PostProcessConfig, QualityRequest
+from conformance._protocol import (
+    Hints,
+    PostProcessConfig,
+    QualityRequest,
+)
 
 from ._base import Miniature, Scored, hint_support
+from .broken_gates import (
+    EmptyResultNotLowQuality,
+    HintGatedLowQuality,
+    HintGatedPrecise,
+    TopSimilarityIsRawScore,
+)
 from .broken_store import (
     Bm25OnlyLabel,
     Bm25OnlyMaxL2Placeholder,
@@ -21,6 +30,7 @@ from .broken_store import (
     DenseMergesBm25,
     DenseRunsHybrid,
     HybridScoreIsDenseL2,
+    RetriesWithoutCategory,
     RetryOnRawScore,
 )
 
@@ -34,17 +44,21 @@ __all__ = [
     "DenseDistanceReordersSearch",
     "DenseMergesBm25",
     "DenseRunsHybrid",
+    "EmptyResultNotLowQuality",
     "HintGatedLowQuality",
     "HintGatedPrecise",
     "HybridScoreIsDenseL2",
     "IgnoresReturnN",
     "KeywordBoostReorder",
     "L2AliasToHybrid",
+    "NoDedup",
     "NonMonotoneRank",
     "NullDenseScoreNotZero",
     "RankOneNotOne",
     "RawRrfMagnitude",
+    "RetriesWithoutCategory",
     "RetryOnRawScore",
+    "TopSimilarityIsRawScore",
     "UncanonicalAlias",
     "UnclampedDenseQuality",
     "UnclampedRankQuality",
@@ -179,6 +193,17 @@ class DedupByDocId(Miniature):
         return candidate.doc_id  # type: ignore[attr-defined]
 
 
+class NoDedup(Miniature):
+    """Keeps every copy of a chunk retrieved twice (dedup keyed by chunk AND rank).
+
+    Violates R4 "Structural caps still apply after rank order" and the design note 5.4 step
+    "evidenceKey 去重" (dedup by ``docId#chunkIndex``): one chunk becomes two evidence blocks.
+    """
+
+    def dedup_key(self, candidate: object) -> str:
+        return f"{candidate.doc_id}#{candidate.chunk_index}@{candidate.original_rank}"  # type: ignore[attr-defined]
+
+
 class CapBeforeRankSort(Miniature):
     """Applies the per-document cap in input order, before sorting by ``originalRank``.
 
@@ -218,38 +243,3 @@ class DenseDistanceReordersPostProcess(Miniature):
             return (distance if distance is not None else float("inf"), s.candidate.original_rank)
 
         return sorted(scored, key=key)
-
-
-# -- R5 gates --------------------------------------------------------------------------------------
-
-
-class HintGatedLowQuality(Miniature):
-    """Calls a result low quality unless some accepted block matches an L0 hint by contains.
-
-    Violates R5 "Low quality uses top qualityScore": "SHALL NOT require L0 hint contains-match to treat
-    the result as usable when quality meets threshold".
-    """
-
-    def low_quality(
-        self, top: float | None, config: PostProcessConfig, hints: Hints, accepted: Sequence[Scored]
-    ) -> bool:
-        supported = any(any(hint_support(s.candidate, hints).values()) for s in accepted)
-        return super().low_quality(top, config, hints, accepted) or not supported
-
-
-class HintGatedPrecise(Miniature):
-    """Grants PRECISE only with domain/entity/keyword contains support; otherwise RELEVANT (legacy 2.3.4).
-
-    Violates R5 "PRECISE does not require hint support": "the system MAY assign `PRECISE` or
-    `HIGHLY_RELEVANT` without requiring domain/entity/keyword contains support".
-    """
-
-    def relevance(
-        self, top: float | None, config: PostProcessConfig, hints: Hints, accepted: Sequence[Scored]
-    ) -> str:
-        level = super().relevance(top, config, hints, accepted)
-        if level == "PRECISE":
-            support = (hint_support(s.candidate, hints) for s in accepted)
-            if not any(s["domain"] or s["entity"] or s["keyword"] for s in support):
-                return "RELEVANT"
-        return level

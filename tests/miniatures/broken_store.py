@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from conformance._protocol import PostProcessConfig, PostProcessReply, SearchRequest, WireCandidate
+from conformance._protocol import (
+    LookupReply,
+    LookupRequest,
+    PostProcessConfig,
+    PostProcessReply,
+    SearchRequest,
+    WireCandidate,
+)
 from reference._store import category_filter
 
 from ._base import Miniature
@@ -23,6 +30,7 @@ __all__ = [
     "DenseMergesBm25",
     "DenseRunsHybrid",
     "HybridScoreIsDenseL2",
+    "RetriesWithoutCategory",
     "RetryOnRawScore",
 ]
 
@@ -186,11 +194,11 @@ class DenseDistanceRelabels(Miniature):
 
 
 class RetryOnRawScore(Miniature):
-    """Decides the category retry from the top hit's raw score read as an L2 distance, not from quality.
+    """Decides the category retry from the top hit's raw score read as a similarity, not from quality.
 
-    Violates R5: "category-filter low-quality retry decisions SHALL use the normalized `qualityScore`,
-    not raw L2-under-hybrid fakes". A hybrid RRF score (about 0.03) reads as a near-perfect L2 match, so
-    a low-quality filtered hybrid result is never retried.
+    Violates R5: "category-filter low-quality retry decisions SHALL use the normalized `qualityScore`".
+    A dense L2 distance is small for a good match, so an excellent filtered dense result is retried,
+    and a hybrid RRF score (about 0.03) always is.
     """
 
     def needs_retry(
@@ -199,7 +207,19 @@ class RetryOnRawScore(Miniature):
         if not candidates:
             return True
         top = min(candidates, key=lambda c: c.original_rank)
-        if top.score is None:
-            return True
-        fake = 1.0 - min(max(top.score, 0.0), config.max_l2_distance) / config.max_l2_distance
-        return fake < config.reference_threshold
+        return top.score is None or top.score < config.reference_threshold
+
+
+class RetriesWithoutCategory(Miniature):
+    """Runs the "retry" search again when a lookup WITHOUT a category is low quality.
+
+    Violates the design note 4.3 reading of R5's "category-filter low-quality retry decisions": the
+    retry drops the category filter, so it exists only for filtered lookups.
+    """
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        reply = super().lookup(request)
+        if request.category is not None or not reply.is_low_quality:
+            return reply
+        again = super().lookup(request)  # the same unfiltered search, a second time
+        return again.model_copy(update={"path": "unfiltered_retry"})
