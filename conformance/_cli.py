@@ -59,6 +59,19 @@ def _smoke(args: argparse.Namespace) -> int:
     return smoke(args.adapter_cmd, timeout=args.adapter_timeout, milvus=args.milvus)
 
 
+def _selftest(args: argparse.Namespace) -> int:
+    from ._selftest import selftest_main
+
+    return selftest_main(
+        miniatures=args.miniatures,
+        matrix=args.matrix,
+        milvus=args.milvus,
+        seed=args.seed,
+        profile=args.profile,
+        jobs=args.jobs,
+    )
+
+
 def _engines(args: argparse.Namespace) -> int:
     from ._engines_matrix import DEFAULT_ENGINES, format_matrix, run_matrix
 
@@ -127,6 +140,30 @@ def build_parser() -> argparse.ArgumentParser:
     coverage = sub.add_parser("coverage", help="check that every spec scenario has a Gherkin scenario")
     coverage.add_argument("--spec", default=None, help="another version of the spec to check against")
     coverage.set_defaults(func=_coverage)
+
+    selftest = sub.add_parser(
+        "selftest", help="run the kit against its miniatures and check the mutation matrix (from a checkout)"
+    )
+    selftest.add_argument(
+        "--miniatures",
+        default="tests.miniatures",
+        help="package of miniatures (default: tests.miniatures; importable from a source checkout's root)",
+    )
+    selftest.add_argument("--matrix", default=None, help="matrix file (default: matrix.toml in that package)")
+    selftest.add_argument(
+        "--milvus", default="lite", help="one engine for all runs: lite (default) | uri:<uri>"
+    )
+    selftest.add_argument(
+        "--seed", type=int, default=None, help="Hypothesis seed of every run (default: random)"
+    )
+    selftest.add_argument(
+        "--profile",
+        default="selftest",
+        choices=("selftest", "ci", "thorough"),
+        help="property examples: selftest (default; ci's count, no shrinking), ci, thorough",
+    )
+    selftest.add_argument("--jobs", type=int, default=2, help="miniatures run in parallel processes (2)")
+    selftest.set_defaults(func=_selftest)
 
     engines = sub.add_parser(
         "engines", help="run the engine checks and every scenario on each Milvus engine available here"

@@ -1,0 +1,71 @@
+"""The kit has teeth: each broken miniature fails exactly where ``matrix.toml`` says; conforming ones pass.
+
+One run of the whole kit per miniature, on one shared Milvus engine and one Hypothesis seed (fixed here
+so the matrix is reproducible; ``RQS_SELFTEST_SEED`` overrides it). Every scenario runs for every
+miniature: "all other scenarios pass" is checked as stated, never on a subset.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import pytest
+
+from conformance._selftest import SelftestResult, format_matrix, load_matrix, run_selftest
+from tests.miniatures import MATRIX_PATH
+
+EXPECTATIONS = load_matrix(MATRIX_PATH)
+SEED = int(os.environ.get("RQS_SELFTEST_SEED", "20260728"))
+JOBS = max(1, min(2, os.cpu_count() or 1))
+
+
+@pytest.fixture(scope="module")
+def selftest() -> SelftestResult:
+    outcome = run_selftest(EXPECTATIONS, package="tests.miniatures", seed=SEED, profile="selftest", jobs=JOBS)
+    print(format_matrix(outcome))  # shown with -s, and in the log of a failing run
+    return outcome
+
+
+def test_the_matrix_is_big_enough_to_mean_something() -> None:
+    kinds = Counter(e.kind for e in EXPECTATIONS)
+    assert kinds["broken"] >= 15, kinds
+    assert kinds["conforming"] >= 3, kinds
+
+
+@pytest.mark.parametrize("name", [e.name for e in EXPECTATIONS])
+def test_miniature_is_caught_exactly_where_the_matrix_says(selftest: SelftestResult, name: str) -> None:
+    result = next(r for r in selftest.results if r.expectation.name == name)
+    assert result.error is None, f"{name}: {result.error}\n{result.output[-4000:]}"
+    assert not result.unexpected, (
+        f"{name} failed scenarios the matrix does not expect: {sorted(result.unexpected)} "
+        f"(a kit bug, an over-specifying scenario, or a miniature breaking more than one thing)"
+    )
+    assert not result.missed, (
+        f"{name} passed scenarios the matrix expects to catch it: {sorted(result.missed)} "
+        "(the kit lost teeth)"
+    )
+
+
+def test_every_broken_miniature_is_caught(selftest: SelftestResult) -> None:
+    escaped = [r.expectation.name for r in selftest.broken if not r.caught]
+    caught, total = selftest.mutation_score
+    assert not escaped, f"mutation score {caught}/{total}; escaped: {escaped}"
+
+
+def test_every_scenario_catches_some_broken_miniature(selftest: SelftestResult) -> None:
+    assert selftest.scenario_ids, "the runs produced no scenarios"
+    idle = selftest.scenarios_catching_nothing()
+    assert not idle, f"scenarios no broken miniature fails (untested teeth; add a miniature): {idle}"
+
+
+def test_every_requirement_has_a_broken_miniature_it_catches(selftest: SelftestResult) -> None:
+    requirements = {req for r in selftest.results for req in r.requirements.values()}
+    caught = {r.requirements[i] for r in selftest.broken for i in r.caught_by}
+    assert requirements <= caught, f"requirements no miniature violates: {sorted(requirements - caught)}"
+
+
+def test_the_matrix_names_only_scenarios_that_exist(selftest: SelftestResult) -> None:
+    known = set(selftest.scenario_ids)
+    stale = {e.name: sorted(e.caught_by - known) for e in EXPECTATIONS if e.caught_by - known}
+    assert not stale, f"matrix.toml names scenario ids the kit no longer has: {stale}"
