@@ -94,6 +94,12 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if diff.regressed else 0
 
 
+def _docs(args: argparse.Namespace) -> int:
+    from .docs import docs_main
+
+    return docs_main(args.results, args.out, spec=args.spec)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag-conformance",
@@ -183,6 +189,20 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("old", help="the earlier report.json (or its directory)")
     diff.add_argument("new", help="the later report.json (or its directory)")
     diff.set_defaults(func=_diff)
+
+    docs = sub.add_parser(
+        "docs", help="write a static site (HTML, Markdown, badges): spec text, scenarios, results per report"
+    )
+    docs.add_argument(
+        "--results",
+        action="append",
+        required=True,
+        metavar="REPORT",
+        help="a report.json (or its directory); repeat for one column per implementation or engine",
+    )
+    docs.add_argument("--out", required=True, help="directory to write the site into")
+    docs.add_argument("--spec", default=None, help="spec text to show (default: the pinned spec)")
+    docs.set_defaults(func=_docs)
     return parser
 
 
