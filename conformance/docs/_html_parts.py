@@ -83,13 +83,20 @@ def _step_text(text: str) -> str:
     return _PLACEHOLDER.sub(r"<var>&lt;\1&gt;</var>", esc(text))
 
 
+def _data_table(rows: Sequence[Sequence[str]]) -> str:
+    """A step's data table. Gherkin does not say whether its first row is a header (in a key-value
+    table it is not), so every row is shown alike, as in the file; outline parameters are marked."""
+    body = "".join("<tr>" + "".join(f"<td>{_step_text(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tbody>{body}</tbody></table>"
+
+
 def _steps(steps: Sequence[StepDoc]) -> str:
     out = []
     for step in steps:
         keyword = f'<span class="kw">{esc(step.keyword)}</span>'
         out.append(f'<div class="line step">{keyword} {_step_text(step.text)}</div>')
         if step.table:
-            out.append(table(step.table[0], step.table[1:]))
+            out.append(_data_table(step.table))
         if step.docstring is not None:
             out.append(f"<pre>{esc(step.docstring)}</pre>")
     return "".join(out)
