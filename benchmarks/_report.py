@@ -1,0 +1,120 @@
+"""``results.json`` -> the targets table and ``RESULTS.md``. Pure formatting: no measuring here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _sections as sections
+
+__all__ = ["checks", "render_markdown"]
+
+# The targets of issue 8, here as well as beside the measurements so `render` imports no Milvus.
+LOOKUP_TARGET, PIPELINE_TARGET, PIPELINE_SIZE = 1.05, 0.85, 100_000
+POSTPROCESS_US, CONFORMANCE_S = 200.0, 20.0
+
+
+def _row(
+    figure: str, value: float, target: float, unit: str, *, applies: bool = True, why: str = ""
+) -> dict[str, Any]:
+    suffix = "x" if unit == "x" else f" {unit}"
+    shown = f"{value:.3f}x" if unit == "x" else f"{value:,.1f} {unit}"
+    verdict = ("met" if value <= target else "MISSED") if applies else f"n/a ({why})"
+    return {
+        "figure": figure,
+        "value": value,
+        "measured": shown,
+        "target": f"<= {target:g}{suffix}",
+        "target_value": target,
+        "verdict": verdict,
+    }
+
+
+def checks(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per figure that has a target: measured value, target, verdict."""
+    rows = []
+    for r in results["retrieval"]:
+        where = f"{r['engine']} {r['size']:,}"
+        rows.append(
+            _row(
+                f"1. lookup / bare hybrid_search p50 ({where})",
+                r["lookup_vs_bare"]["p50"],
+                LOOKUP_TARGET,
+                "x",
+            )
+        )
+    for r in results["retrieval"]:
+        where = f"{r['engine']} {r['size']:,}"
+        rows.append(
+            _row(
+                f"2. reference / legacy pipeline p50 ({where})",
+                r["reference_vs_legacy"]["p50"],
+                PIPELINE_TARGET,
+                "x",
+                applies=r["size"] >= PIPELINE_SIZE,
+                why="target is for 100k",
+            )
+        )
+    per_call = results["post_process"]["us_per_call"]
+    if "100" in per_call:
+        rows.append(_row("3. post_process, 100 candidates", per_call["100"], POSTPROCESS_US, "us"))
+    conf = results["conformance"]
+    whole = " -k " not in conf["command"]
+    rows.append(
+        _row(
+            f"4. `{conf['command']}` wall",
+            conf["wall_s"],
+            CONFORMANCE_S,
+            "s",
+            applies=whole,
+            why="a selection",
+        )
+    )
+    return rows
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    m = results["machine"]
+    engines = ", ".join(sorted({f"{r['engine']} {r['engine_version']}" for r in results["retrieval"]}))
+    packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
+    target_rows = [[c["figure"], c["measured"], c["target"], c["verdict"]] for c in results["checks"]]
+    out = [
+        "# Benchmarks",
+        "",
+        f"Produced by `{results['command']}` (from the repository root) on {results['started_at']}, "
+        f"{results['total_seconds']:.0f} s, at git {m.get('git_commit')}. "
+        "`python -m benchmarks render` rewrites this file from `results.json`.",
+        "",
+        f"Machine: {m['cores']} cores ({m['usable_cores']} usable), {m['cpu']}, {m['memory_gb']} GB RAM, "
+        f"{m['os']}, Python {m['python']}; engine {engines}; {packages}. Load average (1, 5, 15 min) "
+        f"{m['load_average_start']} at the start, {m.get('load_average_end')} at the end: the machine is "
+        "shared and noisy, so absolute times are context only. The ratios come from variants measured "
+        "side by side, interleaved, in this one run.",
+        "",
+        "## Targets",
+        "",
+        sections.table(["figure", "measured", "target", "verdict"], target_rows),
+        "",
+    ]
+    out += sections.method(results["config"])
+    out += sections.retrieval(results["retrieval"])
+    out += sections.post_process(results["post_process"])
+    out += sections.conformance(results["conformance"])
+    out += sections.ingest(results["retrieval"])
+    out += sections.stdio(results["stdio"])
+    found = [
+        (f"{r['engine']} {r['size']:,}: `{name}`", p)
+        for r in results["retrieval"]
+        for name, p in r.get("profiles", {}).items()
+    ]
+    if "profile" in results["post_process"]:
+        found.append(("post_process, 100 candidates", results["post_process"]["profile"]))
+    if "profile" in results["conformance"]:
+        found.append(
+            (
+                "rag-conformance run (the kit's process; the engine is another)",
+                results["conformance"]["profile"],
+            )
+        )
+    out += sections.profiles(found)
+    return "\n".join(out).rstrip() + "\n"

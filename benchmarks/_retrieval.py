@@ -1,0 +1,189 @@
+"""Figures 1, 2 and 5: lookup vs bare hybrid_search, reference vs legacy pipeline, ingest and RSS.
+
+One engine and one collection per (engine, size). Every variant searches the same collection with the
+same client, the same k (``rag.retrieve-k``) and the same queries, interleaved query by query.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from conformance.engines import start_engine
+from reference import MilvusKnowledgeStore, Settings, lookup_knowledge
+from reference._schema import DENSE_FIELD, DOC_FIELD, INDEX_FIELD, OUTPUT_FIELDS, SPARSE_FIELD
+
+from ._corpus import Query, build_corpus, build_queries
+from ._legacy import LegacyPipeline, ParallelProbeLegacy
+from ._profile import profile_calls
+from ._progress import Progress, say
+from ._stats import interleave, peak_rss_mb, ratio, summarize
+
+__all__ = ["LOOKUP_TARGET", "PIPELINE_TARGET", "PIPELINE_TARGET_SIZE", "run_retrieval"]
+
+LOOKUP_TARGET = 1.05  # lookup_knowledge p50 <= 1.05 x bare hybrid_search p50
+PIPELINE_TARGET = 0.85  # reference pipeline p50 <= 0.85 x legacy pipeline p50 ...
+PIPELINE_TARGET_SIZE = 100_000  # ... at 100k chunks
+_BM25 = {"metric_type": "BM25"}
+
+
+def _bare(
+    store: MilvusKnowledgeStore, settings: Settings, output_fields: list[str]
+) -> Callable[[Query], Any]:
+    """hybrid_search exactly as a caller without the reference would send it; the result untouched."""
+    from pymilvus import AnnSearchRequest, RRFRanker
+
+    k = settings.retrieve_k
+    params = {"metric_type": "L2", "params": {"ef": max(k, 64)} if store.index_type == "HNSW" else {}}
+
+    def call(query: Query) -> int:
+        requests = [
+            AnnSearchRequest(data=[list(query.vector)], anns_field=DENSE_FIELD, param=params, limit=k),
+            AnnSearchRequest(data=[query.text], anns_field=SPARSE_FIELD, param=_BM25, limit=k),
+        ]
+        result = store.client.hybrid_search(
+            store.collection, requests, RRFRanker(settings.rrf_k), limit=k, output_fields=output_fields
+        )
+        return len(result[0])
+
+    return call
+
+
+def _variants(store: MilvusKnowledgeStore, settings: Settings, pool: ThreadPoolExecutor) -> dict[str, Any]:
+    legacy = LegacyPipeline(store, settings)
+    parallel = ParallelProbeLegacy(store, settings, pool)
+    return {
+        "lookup": lambda q: lookup_knowledge(store, q.text, q.vector, settings=settings, hints=q.hints),
+        "bare_hybrid_same_fields": _bare(store, settings, [*OUTPUT_FIELDS, DENSE_FIELD]),
+        "bare_hybrid_ids_only": _bare(store, settings, [DOC_FIELD, INDEX_FIELD]),
+        "legacy_parallel_probe": lambda q: parallel.lookup(q.text, q.vector, mode="hybrid", hints=q.hints)[1],
+        "legacy_sequential_probe": lambda q: legacy.lookup(q.text, q.vector, mode="hybrid", hints=q.hints)[1],
+    }
+
+
+def _evidence_diff(reference: list[Any], legacy: list[Any]) -> dict[str, float]:
+    """How often the two pipelines hand the caller different top-5 evidence, and different gates."""
+    n = len(reference) or 1
+    ref_keys = [[b.evidence_key for b in r.result.blocks[:5]] for r in reference]
+    old_keys = [[b.evidence_key for b in r.blocks[:5]] for r in legacy]
+    share = lambda flags: round(sum(flags) / n, 4)  # noqa: E731 - a local one-liner
+    return {
+        "top5_set_differs": share(set(a) != set(b) for a, b in zip(ref_keys, old_keys, strict=True)),
+        "top5_order_differs": share(a != b for a, b in zip(ref_keys, old_keys, strict=True)),
+        "top1_differs": share(a[:1] != b[:1] for a, b in zip(ref_keys, old_keys, strict=True)),
+        "legacy_top5_has_bm25_only": share(
+            any(b.score_label == "bm25_only_no_dense" for b in r.blocks[:5]) for r in legacy
+        ),
+        "relevance_level_differs": share(
+            str(a.result.relevance_level) != b.relevance_level for a, b in zip(reference, legacy, strict=True)
+        ),
+        "low_quality_differs": share(
+            a.result.is_low_quality != b.is_low_quality for a, b in zip(reference, legacy, strict=True)
+        ),
+    }
+
+
+def run_retrieval(
+    milvus: str,
+    size: int,
+    *,
+    queries: int,
+    warmup: int,
+    index: str,
+    seed: int,
+    profile_queries: int,
+) -> dict[str, Any]:
+    """Build the corpus, start (or reach) the engine, ingest, time every variant; the figures as a dict."""
+    tag = f"[{milvus} {size:,}]"
+    started = time.perf_counter()
+    corpus = build_corpus(size, seed=seed)
+    chunks = list(corpus.chunks())
+    asked = build_queries(corpus, warmup + queries, seed=seed + 1)
+    say(f"{tag} corpus of {size:,} chunks built in {time.perf_counter() - started:.1f} s")
+    settings = Settings()
+    engine = start_engine(milvus)
+    try:
+        store = MilvusKnowledgeStore(
+            engine.client(),
+            collection=engine.collection_name(f"bench{size}"),
+            dim=384,
+            settings=settings,
+            index_type=index,  # type: ignore[arg-type]
+        )
+        store.ensure_collection()  # creating the collection is not ingest throughput
+        with Progress(f"{tag} ingest", size) as bar:
+            t0 = time.perf_counter()
+            store.ingest(chunks, progress=lambda total: bar.advance(total - bar.done))
+            ingest_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        store.client.flush(store.collection)  # what an ingest job does before serving: seal, index
+        flush_s = time.perf_counter() - t0
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            variants = _variants(store, settings, pool)
+            with Progress(f"{tag} queries x{len(variants)}", len(asked)) as bar:
+                samples = interleave(
+                    variants,
+                    asked,
+                    warmup=warmup,
+                    engine_pid=engine.pid,
+                    on_item=bar.advance,
+                    keep_results=True,
+                )
+            figures: dict[str, Any] = {
+                "engine": milvus,
+                "engine_version": engine.server_version(),
+                "size": size,
+                "queries": queries,
+                "warmup_queries": warmup,
+                "k": settings.retrieve_k,
+                "index": index,
+                "ingest": {
+                    "rows": size,
+                    "seconds": round(ingest_s, 3),
+                    "rows_per_s": round(size / ingest_s, 1),
+                    "flush_seconds": round(flush_s, 3),
+                    "batch_size": 256,
+                },
+                "engine_memory": peak_rss_mb(engine.pid),
+                "latency_ms": {name: summarize(s) for name, s in samples.items()},
+                "lookup_vs_bare": {
+                    **ratio(samples["lookup"], samples["bare_hybrid_same_fields"]),
+                    "vs_ids_only": ratio(samples["lookup"], samples["bare_hybrid_ids_only"]),
+                    "target": LOOKUP_TARGET,
+                },
+                "reference_vs_legacy": {
+                    **ratio(samples["lookup"], samples["legacy_parallel_probe"]),
+                    "vs_sequential_probe": ratio(samples["lookup"], samples["legacy_sequential_probe"]),
+                    "target": PIPELINE_TARGET,
+                    "target_applies": size >= PIPELINE_TARGET_SIZE,
+                },
+                "evidence_diff": _evidence_diff(
+                    samples["lookup"].results, samples["legacy_parallel_probe"].results
+                ),
+            }
+            sample = asked[warmup:][:profile_queries]
+            figures["profiles"] = _profiles_for_misses(figures, variants, sample, tag)
+    finally:
+        engine.close()
+    figures["seconds"] = round(time.perf_counter() - started, 1)
+    return figures
+
+
+def _profiles_for_misses(
+    figures: dict[str, Any], variants: dict[str, Any], sample: list[Query], tag: str
+) -> dict[str, Any]:
+    """Profile the variants behind every missed target (client side; the engine's CPU is in latency_ms)."""
+    wanted: list[str] = []
+    if figures["lookup_vs_bare"]["p50"] > LOOKUP_TARGET:
+        wanted += ["lookup", "bare_hybrid_same_fields"]
+    legacy = figures["reference_vs_legacy"]
+    if legacy["target_applies"] and legacy["p50"] > PIPELINE_TARGET:
+        wanted += ["lookup", "legacy_parallel_probe"]
+    profiles = {}
+    for name in dict.fromkeys(wanted):
+        if sample:
+            say(f"{tag} profiling {name} on {len(sample)} queries (a target was missed)")
+            profiles[name] = profile_calls(variants[name], sample)
+    return profiles

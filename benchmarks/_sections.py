@@ -1,0 +1,202 @@
+"""The Markdown sections of ``RESULTS.md``, one function per figure. Pure formatting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["conformance", "ingest", "method", "post_process", "profiles", "retrieval", "stdio", "table"]
+
+LOOKUP_TARGET, PIPELINE_TARGET = 1.05, 0.85
+
+METHOD = """\
+## Method
+
+- Corpus: {sizes} chunks of 40 to 120 words, Zipf-distributed over a generated 30,000-word
+  vocabulary whose top ranks are English function words; 384-dim unit vectors from seeded word
+  vectors (seed {seed}); 4 chunks per document, 8 categories. No model download.
+- Queries: {queries} measured + {warmup} warm-up per size (not counted: they absorb connection
+  set-up and the engine's slow first BM25 query after load); 2 to 6 salient words of a random chunk
+  plus noise; no category (one engine search per lookup); L0 hints feed the legacy boosts.
+- The variants run on the same collection, client and k, interleaved query by query, the order
+  rotated per query. `client CPU` is this process's CPU time per query (all threads); `engine CPU`
+  is the Milvus process's, read from /proc around each call (10 ms ticks: meaningful as a mean).
+- `lookup` is `reference.lookup_knowledge` in hybrid mode. `bare_hybrid_same_fields` sends the same
+  `hybrid_search` (sub-requests, RRF k, limit, output fields with the dense vector) and leaves the
+  result untouched; `bare_hybrid_ids_only` asks for ids only. `legacy_*` is `LegacyPipeline` from
+  `tests/miniatures/legacy.py` (hybrid, dense probe, L2 backfill, keyword boosts, re-sort). The
+  miniature runs the probe after the hybrid search; the design note calls it parallel, so both are
+  timed (`benchmarks/_legacy.py` starts the probe on a thread, nothing else changes).
+- Profiles: cProfile of the client process, taken only where a target is missed (below).
+"""
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    """A GitHub Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def method(config: dict[str, Any]) -> list[str]:
+    """How the figures were measured."""
+    sizes = ", ".join(f"{s:,}" for s in config["sizes"])
+    return [
+        METHOD.format(sizes=sizes, seed=config["seed"], queries=config["queries"], warmup=config["warmup"])
+    ]
+
+
+def _ratio(label: str, r: dict[str, Any], target: str) -> list[Any]:
+    return [label, r["p50"], r["p95"], r["paired_median"], target]
+
+
+def retrieval(runs: list[dict[str, Any]]) -> list[str]:
+    """Figures 1 and 2: latency per variant, the ratios, and how often the evidence differs."""
+    out = ["## 1, 2. Query latency (ms per query, client wall time)", ""]
+    for r in runs:
+        out += [
+            f"### {r['engine']} ({r['engine_version']}), {r['size']:,} chunks, {r['index']}, k = {r['k']}"
+        ]
+        rows = [
+            [
+                f"`{name}`",
+                *(
+                    _ms(s[key])
+                    for key in ("p50", "p95", "mean", "client_cpu_per_call", "engine_cpu_per_call")
+                ),
+            ]
+            for name, s in r["latency_ms"].items()
+        ]
+        out += [
+            "",
+            table(["variant", "p50", "p95", "mean", "client CPU/query", "engine CPU/query"], rows),
+            "",
+        ]
+        lb, rl = r["lookup_vs_bare"], r["reference_vs_legacy"]
+        ratios = [
+            _ratio("lookup / bare (same output fields)", lb, f"<= {LOOKUP_TARGET}"),
+            _ratio("lookup / bare (ids only)", lb["vs_ids_only"], "-"),
+            _ratio("reference / legacy (parallel probe)", rl, f"<= {PIPELINE_TARGET} at 100k"),
+            _ratio("reference / legacy (sequential probe)", rl["vs_sequential_probe"], "-"),
+        ]
+        out += [table(["ratio", "p50", "p95", "median of per-query ratios", "target"], ratios), ""]
+        diff = ", ".join(f"{k.replace('_', ' ')} **{v:.1%}**" for k, v in r["evidence_diff"].items())
+        out += [f"Reference vs legacy (parallel probe) evidence, share of measured queries: {diff}.", ""]
+    return out
+
+
+def post_process(pp: dict[str, Any]) -> list[str]:
+    """Figure 3."""
+    rows = [
+        [n, f"{us:,.1f}", pp["us_per_candidate"][n], pp["growth_vs_100"].get(n, "-")]
+        for n, us in pp["us_per_call"].items()
+    ]
+    return [
+        "## 3. post_process (hybrid candidates with denseDistance, return-n 5, cap 2 per document)",
+        "",
+        table(["candidates", "us per call", "us per candidate", "x the 100-candidate time"], rows),
+        "",
+        "Median of 5 timed loops per size (`timeit`), one process, no engine.",
+        "",
+    ]
+
+
+def conformance(conf: dict[str, Any]) -> list[str]:
+    """Figure 4."""
+    total = conf["instrumented_wall_s"]
+    rows = [[k, v, f"{v / total:.0%}"] for k, v in conf["breakdown_s"].items()]
+    return [
+        f"## 4. `{conf['command']}` against the reference",
+        "",
+        f"Wall time **{conf['wall_s']:.1f} s** (plain run of the command in a fresh process, verdict "
+        f"{conf['verdict']}). The breakdown comes from a second run ({total:.1f} s) with a passive pytest "
+        "plugin (`benchmarks/_conftiming.py`, `-p benchmarks._conftiming`): every fixture setup is timed "
+        "exclusive of nested ones, every test item whole; the engine, proxy, adapter and corpus fixtures "
+        "and the session teardown are subtracted from the items they ran in, the rest is the scenario's "
+        "(`properties` = scenario ids `prop-*`). Wall-clock stamps give start-up before the first item and "
+        "the report and exit after the last. "
+        f"Engine `startup_seconds`: {conf['engine_startup_seconds']} s. The report's per-scenario "
+        f"`duration_s` sums to {conf['report_duration_s_sum']} s (it includes the fixtures' setup).",
+        "",
+        table(["phase", "seconds", "share"], rows),
+        "",
+    ]
+
+
+def ingest(runs: list[dict[str, Any]]) -> list[str]:
+    """Figure 5."""
+    rows = [
+        [
+            r["engine"],
+            f"{r['size']:,}",
+            f"{r['ingest']['rows_per_s']:,.0f}",
+            r["ingest"]["seconds"],
+            r["ingest"]["flush_seconds"],
+            r["engine_memory"]["vmhwm_mb"],
+            r["engine_memory"]["vmrss_mb"],
+        ]
+        for r in runs
+    ]
+    header = [
+        "engine",
+        "chunks",
+        "ingest rows/s",
+        "ingest s",
+        "flush s",
+        "peak RSS (VmHWM) MB",
+        "RSS after MB",
+    ]
+    return [
+        "## 5. Ingest and engine memory",
+        "",
+        table(header, rows),
+        "",
+        "Ingest is `MilvusKnowledgeStore.ingest` (upsert, batches of 256) of ready chunks with vectors, "
+        "after the collection exists; `flush` follows. A fresh engine per size, so VmHWM (server process "
+        "and children, after the queries) is that size's peak.",
+        "",
+    ]
+
+
+def stdio(st: dict[str, Any]) -> list[str]:
+    """Figure 6."""
+    paths = {k: v for k, v in st.items() if isinstance(v, dict) and "us_per_call_p50" in v}
+    rows = [
+        [k, v["us_per_call_p50"], v["us_per_call_p95"], f"{v['round_trips_per_s']:,.0f}"]
+        for k, v in paths.items()
+    ]
+    return [
+        "## 6. stdio adapter protocol, `canonicalize_label`",
+        "",
+        table(["path", "us per call (p50)", "p95", "round trips/s"], rows),
+        "",
+        f"Per-message overhead of the protocol: **{st['overhead_us_per_message']} us** "
+        f"({st['stdio_vs_in_process_adapter']}x the in-process adapter call), against a trivial Python "
+        f"child (`benchmarks/_tiny_stdio.py`); {st['calls']['blocks']} interleaved blocks of "
+        f"{st['calls']['per_block']} calls per path.",
+        "",
+    ]
+
+
+def profiles(found: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Every profile taken for a missed target: top functions by own and by cumulative time."""
+    if not found:
+        return []
+    out = ["## Profiles of the missed targets", ""]
+    for title, p in found:
+        own = [[f"`{f['function']}`", f["calls"], f"{f['share']:.1%}"] for f in p["by_own_time"][:8]]
+        cumulative = [[f"`{f['function']}`", f["calls"], f"{f['share']:.1%}"] for f in p["by_cumulative"][:8]]
+        out += [
+            f"### {title}",
+            "",
+            f"Profiled {p['total_s']:.2f} s; waiting on gRPC replies (engine): **{p['wait_share']:.0%}**.",
+            "",
+            table(["own time", "calls", "share"], own),
+            "",
+            table(["cumulative", "calls", "share"], cumulative),
+            "",
+        ]
+    return out
