@@ -16,7 +16,7 @@ from ._html_parts import (
     table,
     tags,
 )
-from ._model import Column, RequirementPage, counts_text, verdict_class
+from ._model import Column, RequirementPage, counts_text, unshown_results, verdict_class
 from ._templates import CSS, PAGE
 
 __all__ = ["index_page", "requirement_page"]
@@ -65,7 +65,7 @@ def _matrix(pages: Sequence[RequirementPage], columns: Sequence[Column], several
     )
 
 
-def _implementations(columns: Sequence[Column], spec: Spec) -> str:
+def _implementations(columns: Sequence[Column], spec: Spec, pages: Sequence[RequirementPage]) -> str:
     rows, warnings = [], []
     for c in columns:
         env, tally = c.report.environment, c.report.spec_scenarios
@@ -90,6 +90,12 @@ def _implementations(columns: Sequence[Column], spec: Spec) -> str:
                 f"<code>{esc(env.spec_sha256[:12])}</code>, not the pinned "
                 f"<code>{esc(spec.sha256[:12])}</code>: its scenarios may not match these pages.</p>"
             )
+        unshown = unshown_results(c, pages)
+        if unshown:
+            warnings.append(
+                f'<p class="warning">{esc(c.label)}: {len(unshown)} results name scenarios these feature '
+                f"files do not have, so no page shows them: {esc(', '.join(unshown))}.</p>"
+            )
     header = ("implementation", "adapter", "engine", "spec scenarios", "all scenarios", "verdict", "badge")
     return table(header, rows, escaped=True) + "".join(warnings)
 
@@ -112,7 +118,7 @@ def index_page(pages: Sequence[RequirementPage], columns: Sequence[Column], spec
         '<p class="lead">The spec\'s requirements, their scenarios as Gherkin, and how each implementation '
         "fared. Pick a requirement for its spec text, scenarios and failure messages.</p>",
         "<h2>Implementations</h2>",
-        _implementations(columns, spec),
+        _implementations(columns, spec, pages),
         "<h2>Requirements</h2>",
         matrix,
     ]
@@ -127,12 +133,11 @@ def index_page(pages: Sequence[RequirementPage], columns: Sequence[Column], spec
 
 
 def _results_table(page: RequirementPage, columns: Sequence[Column]) -> str:
-    feature = page.feature
-    if feature is None or not feature.scenarios:
+    if not page.scenarios:
         return '<p class="note">No Gherkin scenario transcribes this requirement yet.</p>'
     header = "".join(f'<th class="col">{esc(c.label)}</th>' for c in columns)
     rows = []
-    for s in feature.scenarios:
+    for s in page.scenarios:
         name = f'<a href="#{esc(s.id or "")}">{esc(s.name)}</a>'
         kind = '<span class="sub">derived</span>' if s.derived else ""
         cells = "".join(f'<td class="cell">{status_pill(c.result(s.id))}</td>' for c in columns)
@@ -160,23 +165,26 @@ def _scenario_results(scenario_id: str | None, columns: Sequence[Column]) -> str
 
 def requirement_page(page: RequirementPage, columns: Sequence[Column], spec: Spec) -> str:
     """Spec text, the results per scenario, then each scenario with every implementation's outcome."""
-    feature = page.feature
     kind = "engine check, not a spec requirement" if page.engine else "spec requirement"
+    files = ", ".join(f"<code>{esc(f.path)}</code>" for f in page.features)
     body = [
         f"<h1>{esc(page.title)}</h1>",
         f'<p class="lead">{tags([f"req:{page.requirement_id}"])} {esc(kind)}'
-        + (f" · <code>{esc(feature.path)}</code>" if feature else "")
+        + (f" · {files}" if files else "")
         + "</p>",
     ]
     if page.spec is not None:
         checked_by: dict[str, list[tuple[str, str]]] = {}
-        for s in feature.scenarios if feature else ():
+        for s in page.scenarios:
             if s.spec_hash and s.id:
                 checked_by.setdefault(s.spec_hash, []).append((s.id, s.name))
         body += ["<h2>The spec says</h2>", spec_block(page.spec, checked_by)]
     body += ["<h2>Results</h2>", _results_table(page, columns)]
-    if feature is not None:
+    if page.features:
         body.append("<h2>Scenarios</h2>")
+    for feature in page.features:
+        if len(page.features) > 1:  # say which file each group of scenarios comes from
+            body.append(f'<h3 class="file"><code>{esc(feature.path)}</code></h3>')
         if feature.description:
             body.append(prose(feature.description))
         if feature.background:

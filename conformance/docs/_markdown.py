@@ -92,7 +92,6 @@ def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], 
 
 def requirement_markdown(page: RequirementPage, columns: Sequence[Column]) -> str:
     """One requirement: spec text, results per scenario, each scenario's Gherkin and failure messages."""
-    feature = page.feature
     kind = "Engine check, not a spec requirement" if page.engine else "Spec requirement"
     intro = f"{kind} `@req:{page.requirement_id}`. [All requirements](README.md)"
     lines = [f"# {_cell(page.title)}", "", intro]
@@ -100,27 +99,29 @@ def requirement_markdown(page: RequirementPage, columns: Sequence[Column]) -> st
         lines += ["", "## The spec says", ""]
         if page.spec.text:
             lines += ["> " + page.spec.text, ">"]
-        for s in page.spec.scenarios:
-            lines += [f"> #### Scenario: {s.name} (`@spec:{s.hash}`)", ">"]
-            for line in s.lines:
+        for spec_scenario in page.spec.scenarios:
+            lines += [f"> #### Scenario: {spec_scenario.name} (`@spec:{spec_scenario.hash}`)", ">"]
+            for line in spec_scenario.lines:
                 keyword, _, rest = line.partition(" ")
                 lines.append(f"> - **{keyword}** {rest}")
             lines.append(">")
-        lines.pop()  # no dangling quote line after the last scenario
-    scenarios = feature.scenarios if feature else ()
+        if lines[-1] == ">":
+            lines.pop()  # no dangling quote line after the last scenario
     lines += ["", "## Results", ""]
-    if scenarios:
-        rows = [[_cell(s.name)] + [_status_cell(c, s.id) for c in columns] for s in scenarios]
+    if page.scenarios:
+        rows = [[_cell(s.name)] + [_status_cell(c, s.id) for c in columns] for s in page.scenarios]
         lines += _table(["scenario", *(_cell(c.label) for c in columns)], rows)
     else:
         lines.append("No Gherkin scenario transcribes this requirement yet.")
-    if feature is not None:
+    if page.features:
         lines += ["", "## Scenarios", ""]
+    for feature in page.features:
+        lines += [f"From `{feature.path}`:", ""]
         if feature.description:
             lines += [feature.description, ""]
         if feature.background:
             lines += [*_fenced(background_gherkin(feature), "gherkin"), ""]
-        for s in scenarios:
+        for s in feature.scenarios:
             lines += [f"### {_cell(s.name)}", "", *_fenced(to_gherkin(s), "gherkin"), ""]
             for c in columns:
                 result = c.result(s.id)

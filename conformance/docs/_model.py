@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from .._errors import ConformanceError
 from .._report import Report, RequirementRow, ScenarioResult, Summary
 from .._spec import Requirement, Spec
-from ._gherkin import FeatureDoc
+from ._gherkin import FeatureDoc, ScenarioDoc
 
 __all__ = [
     "NOT_RUN",
@@ -27,6 +27,7 @@ __all__ = [
     "load_columns",
     "pages_for",
     "status_text",
+    "unshown_results",
     "verdict_class",
 ]
 
@@ -71,20 +72,39 @@ class Column:
 
 @dataclass(frozen=True)
 class RequirementPage:
-    """A requirement's page: its feature file, its spec text (None for engine checks), its file name."""
+    """A requirement's page: its feature files, its spec text (None for engine checks), its file name.
+
+    A requirement may have several feature files (examples, properties, lookup), all titled with the
+    requirement's title and tagged with its ``@req``; the page shows them all, those that transcribe
+    spec scenarios first.
+    """
 
     requirement_id: str
     title: str
-    feature: FeatureDoc | None
+    features: tuple[FeatureDoc, ...]
     spec: Requirement | None
 
     @property
     def engine(self) -> bool:
-        return self.feature is not None and self.feature.engine
+        return any(f.engine for f in self.features)
+
+    @property
+    def scenarios(self) -> tuple[ScenarioDoc, ...]:
+        return tuple(s for f in self.features for s in f.scenarios)
 
     @property
     def stem(self) -> str:
         return _slug(self.requirement_id)
+
+
+def unshown_results(column: Column, pages: Sequence[RequirementPage]) -> list[str]:
+    """Ids of the report's scenarios that no page shows: a report from another kit version, usually."""
+    shown = {s.id for p in pages for s in p.scenarios}
+    return [s.id for s in column.report.scenarios if s.id not in shown]
+
+
+def _transcribes_nothing(feature: FeatureDoc) -> bool:
+    return not any(s.spec_hash for s in feature.scenarios)
 
 
 def _implementation(report: Report) -> str:
@@ -146,17 +166,25 @@ def load_columns(paths: Sequence[str | Path]) -> list[Column]:
 
 
 def pages_for(features: Sequence[FeatureDoc], spec: Spec) -> list[RequirementPage]:
-    """One page per spec requirement (in spec order), then feature files no requirement names.
+    """One page per spec requirement (in spec order), then one per other ``@req`` (the engine checks).
 
-    A requirement without a feature file still gets its page: the spec text, with no scenarios.
+    Feature files join a requirement by title, as coverage matches them. A requirement without a
+    feature file still gets its page: the spec text, with no scenarios.
     """
-    by_title = {f.title: f for f in features}
+    by_title: dict[str, list[FeatureDoc]] = {}
+    for feature in features:
+        by_title.setdefault(feature.title, []).append(feature)
     pages = []
     for requirement in spec.requirements:
-        feature = by_title.pop(requirement.title, None)
-        rid = feature.requirement_id if feature else _slug(requirement.title.lower())
-        pages.append(RequirementPage(rid, requirement.title, feature, requirement))
-    pages += [RequirementPage(f.requirement_id, f.title, f, None) for f in by_title.values()]
+        # The files transcribing spec scenarios first (the examples), then derived ones (properties...).
+        joined = tuple(sorted(by_title.pop(requirement.title, ()), key=_transcribes_nothing))
+        rid = joined[0].requirement_id if joined else _slug(requirement.title.lower())
+        pages.append(RequirementPage(rid, requirement.title, joined, requirement))
+    others: dict[str, list[FeatureDoc]] = {}
+    for group in by_title.values():
+        for feature in group:
+            others.setdefault(feature.requirement_id, []).append(feature)
+    pages += [RequirementPage(rid, group[0].title, tuple(group), None) for rid, group in others.items()]
     return pages
 
 

@@ -131,8 +131,7 @@ def test_report_text_is_escaped_everywhere(tmp_path: Path) -> None:
         markup = page.read_text(encoding="utf-8")
         assert "<script>" not in markup
         assert "<b>evil" not in markup
-    page = (out / "dense-baseline.html").read_text(encoding="utf-8")
-    assert html.escape(HOSTILE, quote=True) in page
+    assert html.escape(HOSTILE, quote=True) in (out / "dense-baseline.html").read_text(encoding="utf-8")
     markdown = (out / "dense-baseline.md").read_text(encoding="utf-8")
     assert "````text" in markdown  # a fence longer than the ``` inside the message
     # Inside a fenced block the message is code, not markup: GitHub shows it as text.
@@ -161,3 +160,25 @@ def test_the_docs_command_names_an_unreadable_report(
 def test_no_reports_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DocsError, match="--results"):
         build_site([], tmp_path)
+
+
+def test_results_no_page_shows_and_another_spec_text_are_warned_about(tmp_path: Path) -> None:
+    data = json.loads(LITE3.read_text(encoding="utf-8"))
+    data["scenarios"][0]["id"] = "a-scenario-from-another-kit"
+    data["environment"]["spec_sha256"] = "0" * 64
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data), encoding="utf-8")
+    site = build_site([other], tmp_path / "site")
+    text = " ".join(_text(site.index.read_text(encoding="utf-8")).split())
+    assert "1 results name scenarios these feature files do not have" in text
+    assert "a-scenario-from-another-kit" in text
+    assert "judged against spec text 000000000000" in text
+
+
+def test_every_result_is_shown_on_its_requirement_page(site: Path) -> None:
+    # A requirement has several feature files (examples, properties, lookup): all of them are shown.
+    for result in _report(LITE3).scenarios:
+        page = (site / f"{result.requirement_id}.html").read_text(encoding="utf-8")
+        assert f'id="{result.id}"' in page, (result.requirement_id, result.id)
+    index = _text((site / "index.html").read_text(encoding="utf-8"))
+    assert "results name scenarios these feature files do not have" not in index

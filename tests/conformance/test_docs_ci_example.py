@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 
 from conformance._cli import build_parser
 
@@ -40,7 +40,8 @@ def _index(steps: list[dict[str, Any]], needle: str) -> int:
 
 
 def test_triggers_on_pull_requests_and_pushes_to_main(workflow: dict[str, Any]) -> None:
-    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as True
+    # YAML 1.1 (PyYAML) reads the bare key `on` as the boolean True.
+    triggers: dict[str, Any] = workflow["on"] if "on" in workflow else workflow[True]  # type: ignore[index]
     assert triggers["push"]["branches"] == ["main"]
     assert "pull_request" in triggers
 
