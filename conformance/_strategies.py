@@ -83,7 +83,7 @@ _TEXTS = ("", *WORDS, *(f"{a} {b}" for a in WORDS for b in WORDS if a < b), " ".
 _SOURCE_TYPES = (None, *SOURCE_TYPES)
 
 
-def _candidate(draw: st.DrawFn, kind: Kind, rank: int, with_distance: bool) -> WireCandidate:
+def _candidate(draw: st.DrawFn, kind: Kind, rank: int) -> WireCandidate:
     score = draw(st.none() | distances) if kind == "dense" else draw(fused_scores)
     doc_id, chunk_index = draw(st.sampled_from(_CHUNKS))
     return WireCandidate(
@@ -94,7 +94,6 @@ def _candidate(draw: st.DrawFn, kind: Kind, rank: int, with_distance: bool) -> W
         score=score,
         score_label=draw(st.sampled_from(LABELS[kind])),
         raw_score=score,
-        dense_distance=draw(distances) if with_distance else None,
         source_type=draw(st.sampled_from(_SOURCE_TYPES)),
     )
 
@@ -111,7 +110,13 @@ def candidate_batches(
     with_distance = kind == "hybrid" and (draw(st.booleans()) if dense_distance is None else dense_distance)
     n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
     ranks = draw(st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n))
-    return tuple(_candidate(draw, kind, rank, with_distance) for rank in ranks)
+    batch = [_candidate(draw, kind, rank) for rank in ranks]
+    if with_distance:
+        # Distinct distances: Hypothesis favours repeating simple floats, and equal distances would
+        # hide an implementation that orders by distance instead of rank.
+        spread = draw(st.lists(distances, min_size=n, max_size=n, unique=True))
+        batch = [c.model_copy(update={"dense_distance": d}) for c, d in zip(batch, spread, strict=True)]
+    return tuple(batch)
 
 
 @st.composite
@@ -124,7 +129,7 @@ def rank_ordered_batches(draw: st.DrawFn) -> tuple[WireCandidate, ...]:
     """
     kind: Kind = draw(st.sampled_from(("dense", "hybrid")))
     n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
-    batch = [_candidate(draw, kind, rank, with_distance=False) for rank in range(1, n + 1)]
+    batch = [_candidate(draw, kind, rank) for rank in range(1, n + 1)]
     if kind == "dense":
         ascending = sorted(draw(st.lists(distances, min_size=n, max_size=n)))
         batch = [
