@@ -40,11 +40,15 @@ DOC_IDS = ("A", "B", "C", "D", "E")
 SOURCE_TYPES = ("faq", "manual", "ticket")
 MAX_BATCH = 12
 
-_finite = {"allow_nan": False, "allow_infinity": False}
-distances = st.floats(min_value=0.0, max_value=8.0, **_finite)
+
+def _floats(low: float, high: float) -> st.SearchStrategy[float]:
+    return st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
+
+
+distances = _floats(0.0, 8.0)
 # Fused scores of any magnitude: RRF sums, engine-normalised scores, anything an engine may return.
-fused_scores = st.floats(min_value=0.0, max_value=1000.0, **_finite)
-max_l2_distances = st.sampled_from((2.0, 4.0)) | st.floats(min_value=0.05, max_value=10.0, **_finite)
+fused_scores = _floats(0.0, 1000.0)
+max_l2_distances = st.sampled_from((2.0, 4.0)) | _floats(0.05, 10.0)
 
 
 def hints() -> st.SearchStrategy[Hints]:
@@ -64,8 +68,8 @@ def configs() -> st.SearchStrategy[PostProcessConfig]:
 
     @st.composite
     def build(draw: st.DrawFn) -> PostProcessConfig:
-        reference = draw(st.floats(min_value=0.0, max_value=1.0, **_finite))
-        highly = draw(st.floats(min_value=reference, max_value=1.0, **_finite))
+        reference = draw(_floats(0.0, 1.0))
+        highly = draw(_floats(reference, 1.0))
         return PostProcessConfig(
             max_l2_distance=draw(max_l2_distances),
             highly_relevant_threshold=highly,
@@ -106,11 +110,11 @@ def candidate_batches(
 
     ``dense_distance`` (hybrid only): ``True`` every hit carries one, ``False`` none, ``None`` either.
     """
-    kind = kind or draw(st.sampled_from(("dense", "hybrid")))
-    with_distance = kind == "hybrid" and (draw(st.booleans()) if dense_distance is None else dense_distance)
+    chosen: Kind = kind if kind is not None else draw(st.sampled_from(("dense", "hybrid")))
+    with_distance = chosen == "hybrid" and (draw(st.booleans()) if dense_distance is None else dense_distance)
     n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
     ranks = draw(st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n))
-    batch = [_candidate(draw, kind, rank) for rank in ranks]
+    batch = [_candidate(draw, chosen, rank) for rank in ranks]
     if with_distance:
         # Distinct distances: Hypothesis favours repeating simple floats, and equal distances would
         # hide an implementation that orders by distance instead of rank.

@@ -73,7 +73,7 @@ class PropertyRun:
 
 def quality(implementation: Implementation, request: QualityRequest) -> float:
     try:
-        return ask(implementation, "quality_score", request, expect=float)
+        return float(ask(implementation, "quality_score", request, expect=float))
     except AdapterCallError as exc:
         raise AssertionError(f"the normalizer raised {type(exc.cause).__name__}: {exc.cause}") from None
 
@@ -86,7 +86,8 @@ def post(
 ) -> PostProcessReply:
     request = PostProcessRequest(candidates=tuple(candidates), hints=hints or Hints(), config=config)
     try:
-        return ask(implementation, "post_process", request, expect=PostProcessReply)
+        reply: PostProcessReply = ask(implementation, "post_process", request, expect=PostProcessReply)
+        return reply
     except AdapterCallError as exc:
         raise AssertionError(f"post-process raised {type(exc.cause).__name__}: {exc.cause}") from None
 

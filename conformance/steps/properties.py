@@ -26,6 +26,9 @@ from ._property_run import PropertyRun, close, kept_ranks, post, quality, shown,
 __all__ = ["rqs_property_run"]
 _HIGH_LEVELS = {"PRECISE", "HIGHLY_RELEVANT"}
 
+Generated = dict[str, st.SearchStrategy[Any]]
+"""What a Given step sets up: one Hypothesis strategy per argument of the property."""
+
 
 @pytest.fixture
 def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
@@ -46,7 +49,7 @@ def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
 
 
 @given("any hybrid batch size n from 1 to 1000 and any two ranks within it", target_fixture="generated")
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     sized = st.integers(min_value=1, max_value=1000).flatmap(
         lambda n: st.tuples(st.just(n), st.integers(1, n), st.integers(1, n))
     )
@@ -57,30 +60,30 @@ def _() -> dict[str, st.SearchStrategy[Any]]:
     "any label or legacy alias, score, rank, batch size, maxL2Distance and denseDistance",
     target_fixture="generated",
 )
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     return {"request": gen.quality_requests()}
 
 
 @given("any hybrid batch without denseDistance, and new raw scores for it", target_fixture="generated")
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     batch = gen.candidate_batches(kind="hybrid", dense_distance=False)
     scores = st.lists(gen.fused_scores, min_size=gen.MAX_BATCH, max_size=gen.MAX_BATCH)
     return {"batch": batch, "scores": scores, "config": gen.configs()}
 
 
 @given("any candidates in any input order, any L0 hints and any configuration", target_fixture="generated")
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     return {"batch": gen.candidate_batches(), "hints": gen.hints(), "config": gen.configs()}
 
 
 @given("any candidates, any two sets of L0 hints and any configuration", target_fixture="generated")
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     pair = {"first": gen.hints(), "second": gen.hints()}
     return {"batch": gen.candidate_batches(), **pair, "config": gen.configs()}
 
 
 @given("any rank-ordered result, any L0 hints and any thresholds", target_fixture="generated")
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     return {"batch": gen.rank_ordered_batches(), "hints": gen.hints(), "config": gen.configs()}
 
 
@@ -89,7 +92,7 @@ def _() -> dict[str, st.SearchStrategy[Any]]:
     "and raw hybrid scores",
     target_fixture="generated",
 )
-def _() -> dict[str, st.SearchStrategy[Any]]:
+def _() -> Generated:
     pair = gen.rank_ordered_batches().flatmap(lambda b: st.tuples(st.just(b), gen.renamed(b)))
     return {"pair": pair, "first": gen.hints(), "second": gen.hints(), "config": gen.configs()}
 
@@ -98,7 +101,7 @@ def _() -> dict[str, st.SearchStrategy[Any]]:
 
 
 @then("qualityScore SHALL NOT increase from the better rank to the worse one, and rank 1 SHALL map to 1.0")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(sized: tuple[int, int, int]) -> None:
         n, r1, r2 = sized
         better, worse = sorted((r1, r2))
@@ -118,7 +121,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("qualityScore SHALL lie within [0, 1]")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(request: QualityRequest) -> None:
         answer = quality(rqs_implementation, request)
         assert 0.0 <= answer <= 1.0, f"qualityScore {answer!r} is outside [0, 1]"
@@ -127,7 +130,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("neither the accepted order nor any qualityScore SHALL change")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(batch: tuple[WireCandidate, ...], scores: list[float], config: PostProcessConfig) -> None:
         rescored = tuple(
             c.model_copy(update={"score": s, "raw_score": s}) for c, s in zip(batch, scores, strict=False)
@@ -152,7 +155,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("the accepted blocks SHALL be in ascending originalRank")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
         reply = post(rqs_implementation, batch, config, hints)
         ranks = [b.original_rank for b in reply.blocks]
@@ -162,7 +165,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("each chunk SHALL be accepted once, the caps SHALL hold, and the best ranks SHALL be kept")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
         reply = post(rqs_implementation, batch, config, hints)
         keys = [(b.doc_id, b.chunk_index) for b in reply.blocks]
@@ -182,7 +185,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("the accepted blocks, their qualityScores and the gates SHALL NOT change; only hitReasons may")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(
         batch: tuple[WireCandidate, ...], first: Hints, second: Hints, config: PostProcessConfig
     ) -> None:
@@ -204,7 +207,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
     "low quality SHALL be exactly a top qualityScore below the reference threshold, and at or above the "
     "highly-relevant threshold the level SHALL be PRECISE or HIGHLY_RELEVANT"
 )
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(batch: tuple[WireCandidate, ...], hints: Hints, config: PostProcessConfig) -> None:
         reply = post(rqs_implementation, batch, config, hints)
         best = top(reply)
@@ -224,7 +227,7 @@ def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generat
 
 
 @then("both SHALL get the same low-quality decision and the same relevance level")
-def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: dict) -> None:
+def _(rqs_implementation: Implementation, rqs_property_run: PropertyRun, generated: Generated) -> None:
     def body(pair: tuple[Any, Any], first: Hints, second: Hints, config: PostProcessConfig) -> None:
         one = post(rqs_implementation, pair[0], config, first)
         two = post(rqs_implementation, pair[1], config, second)
