@@ -155,8 +155,9 @@ def ingest(runs: list[dict[str, Any]]) -> list[str]:
         table(header, rows),
         "",
         "Ingest is `MilvusKnowledgeStore.ingest` (upsert, batches of 256) of ready chunks with vectors, "
-        "after the collection exists; `flush` follows. A fresh engine per size, so VmHWM (server process "
-        "and children, after the queries) is that size's peak.",
+        "after the collection exists; `flush` follows, then the run waits until `describe_index` reports "
+        "no pending rows (queries before that time the index build). A fresh engine per size, so VmHWM "
+        "(server process and children, after the queries) is that size's peak.",
         "",
     ]
 
