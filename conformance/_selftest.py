@@ -142,13 +142,14 @@ def load_matrix(path: str | Path) -> list[Expectation]:
         may_catch = row.get("may_catch", [])
         if kind not in ("broken", "conforming") or not isinstance(row.get("module"), str):
             raise ConformanceError(
-                f"{path}: miniature {name!r} needs module = '...' and kind = broken|conforming"
+                f"{path}: miniature {name!r} needs module = '<module>' and kind = 'broken' or 'conforming'"
             )
         if kind == "broken" and not caught_by:
             raise ConformanceError(f"{path}: broken miniature {name!r} lists no scenario in caught_by")
         if kind == "conforming" and (caught_by or may_catch):
             raise ConformanceError(
-                f"{path}: conforming miniature {name!r} must not be caught by any scenario"
+                f"{path}: conforming miniature {name!r} must not list caught_by or may_catch: "
+                "the kit must pass it everywhere"
             )
         if set(caught_by) & set(may_catch):
             raise ConformanceError(f"{path}: {name!r} lists a scenario under both caught_by and may_catch")

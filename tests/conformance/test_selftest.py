@@ -1,0 +1,73 @@
+"""The selftest's matrix file and verdicts, without running the kit (that is test_mutation_matrix)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance._errors import ConformanceError
+from conformance._selftest import (
+    Expectation,
+    MiniatureResult,
+    SelftestResult,
+    format_matrix,
+    load_matrix,
+    selftest_main,
+)
+
+
+def _matrix(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "matrix.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('[miniatures.A]\nmodule = "broken"\nkind = "broken"\n', "lists no scenario"),
+        ('[miniatures.A]\nmodule = "c"\nkind = "conforming"\ncaught_by = ["x"]\n', "must not list"),
+        ('[miniatures.A]\nmodule = "b"\nkind = "odd"\ncaught_by = ["x"]\n', "kind = 'broken' or"),
+        ('[miniatures.A]\nmodule = "b"\nkind = "broken"\ncaught_by = ["x"]\nmay_catch = ["x"]\n', "both"),
+        ("title = 1\n", "no [miniatures"),
+    ],
+)
+def test_a_bad_matrix_says_what_to_fix(tmp_path: Path, text: str, says: str) -> None:
+    with pytest.raises(ConformanceError) as info:
+        load_matrix(_matrix(tmp_path, text))
+    assert says in str(info.value)
+
+
+def _result(name: str, kind: str, expected: set[str], failed: set[str]) -> MiniatureResult:
+    statuses = {i: ("failed" if i in failed else "passed") for i in ("s1", "s2")}
+    expectation = Expectation(name=name, module="m", kind=kind, caught_by=frozenset(expected))  # type: ignore[arg-type]
+    return MiniatureResult(expectation, statuses, dict.fromkeys(statuses, "req"), 1.0)
+
+
+def test_verdicts_escape_false_alarm_and_score() -> None:
+    outcome = SelftestResult(
+        [
+            _result("Caught", "broken", {"s1"}, {"s1"}),
+            _result("Escaped", "broken", {"s2"}, set()),
+            _result("FalseAlarm", "conforming", set(), {"s2"}),
+        ],
+        seed=7,
+        seconds=1.0,
+        scenario_ids=["s1", "s2"],
+    )
+    assert outcome.mutation_score == (1, 2)
+    assert not outcome.ok
+    table = format_matrix(outcome)
+    assert "ESCAPED" in table
+    assert "FALSE ALARM" in table
+    assert "mutation score: 1/2" in table
+    assert outcome.scenarios_catching_nothing() == ["s2"]
+
+
+def test_missing_miniatures_say_what_to_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    code = selftest_main(
+        miniatures="no_such_pkg.miniatures", matrix=None, milvus="lite", seed=1, profile="ci"
+    )
+    assert code == 2
+    assert "--miniatures" in capsys.readouterr().err
