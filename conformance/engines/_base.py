@@ -277,14 +277,16 @@ def _close_all() -> None:
 
 def _convert_sigterm() -> None:
     # SIGTERM's default action skips atexit, finally blocks and context managers, which would leave
-    # prefixed collections on a shared server. Turn it into SystemExit, but only if nobody else has
-    # claimed the signal and we are on the main thread (the only place handlers can be set).
+    # prefixed collections on a shared server. Turn it into KeyboardInterrupt, but only if nobody else
+    # has claimed the signal and we are on the main thread (the only place handlers can be set).
+    # KeyboardInterrupt rather than SystemExit: pytest records a SystemExit raised inside a scenario as
+    # that scenario's failure and carries on, while an interrupt stops the session and runs teardown.
     if threading.current_thread() is not threading.main_thread():
         return
     if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         return
 
-    def _exit(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
+    def _interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt("SIGTERM")
 
-    signal.signal(signal.SIGTERM, _exit)
+    signal.signal(signal.SIGTERM, _interrupt)
