@@ -32,6 +32,7 @@ __all__ = [
     "HybridScoreIsDenseL2",
     "RetriesWithoutCategory",
     "RetryOnRawScore",
+    "SilentBm25Probe",
 ]
 
 # The reference store's schema (see reference/_store.py): the fields an extra search reads.
@@ -107,6 +108,26 @@ class DenseMergesBm25(Miniature):
             for i, c in enumerate(extra, start=1)
         ]
         return dense + appended
+
+
+class SilentBm25Probe(Miniature):
+    """Mode ``dense`` also sends a BM25 search and throws its answer away.
+
+    Violates R6 "search SHALL call dense ANN only" while every hit, label, score and order stays
+    right: only the kit's recording proxy, which sees what the implementation asks Milvus, can tell.
+    """
+
+    def search_candidates(self, request: SearchRequest) -> list[WireCandidate]:
+        if request.mode == "dense" and request.query_text.strip():
+            store = self._prepared()
+            store.client.search(
+                store.collection,
+                data=[request.query_text],
+                anns_field=SPARSE_FIELD,
+                limit=request.k,
+                search_params={"metric_type": "BM25"},
+            )
+        return super().search_candidates(request)
 
 
 # -- R2 no L2 overwrite ----------------------------------------------------------------------------
