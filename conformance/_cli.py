@@ -22,6 +22,7 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args=args.pytest_args,
         adapter_timeout=args.adapter_timeout,
         validate=args.validate,
+        checks=args.checks,
     )
     if outcome.report is None:
         print(
@@ -113,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--milvus", default="lite", help="lite (default) | uri:<uri> | container[:image]")
     run.add_argument("--report", default="rqs-report", help="directory for report.json and junit.xml")
+    run.add_argument(
+        "--checks",
+        choices=("implementation", "engine", "all"),
+        default="implementation",
+        help="the spec's scenarios judging the adapter (default), Milvus engine-behaviour checks, or both",
+    )
     run.add_argument(
         "-k", dest="select", default=None, help="only scenarios matching this pytest -k expression"
     )

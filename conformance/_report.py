@@ -189,7 +189,8 @@ def format_table(report: Report) -> str:
 
     lines = [line(header), rule, *map(line, rows), rule, line(total)]
     tally = report.spec_scenarios
-    lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
+    if tally.total:
+        lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
     tally = report.spec_scenarios
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
