@@ -45,21 +45,23 @@ CHROMIUM_FLAGS = (
 )
 
 
-def _find_chromium() -> str | None:
+def _find_chromium() -> tuple[str | None, str]:
+    """The Chromium binary, or None and the reason the browser tests skip."""
     explicit = os.environ.get("RQS_CHROMIUM")
     if explicit:
-        return explicit if Path(explicit).is_file() else None
-    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
-
-
-CHROMIUM = _find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason=(
-        f"no Chromium binary found (looked for $RQS_CHROMIUM, then {', '.join(CHROMIUM_NAMES)} on PATH); "
+        if Path(explicit).is_file():
+            return explicit, ""
+        return None, f"RQS_CHROMIUM={explicit} is not a file; point it at a Chromium binary"
+    found = next((path for name in CHROMIUM_NAMES if (path := shutil.which(name))), None)
+    reason = (
+        f"no Chromium binary found ({', '.join(CHROMIUM_NAMES)} on PATH, or $RQS_CHROMIUM); "
         "install one (Debian: apt-get install -y chromium) to render the docs site"
-    ),
-)
+    )
+    return found, "" if found else reason
+
+
+CHROMIUM, _NO_CHROMIUM = _find_chromium()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=_NO_CHROMIUM)
 
 
 @dataclass(frozen=True)
