@@ -126,7 +126,8 @@ def index_page(pages: Sequence[RequirementPage], columns: Sequence[Column], spec
         body += [
             "<h2>Engine checks</h2>",
             '<p class="lead">Not requirements of the spec: what the Milvus engine itself does '
-            "(run with <code>--rqs-checks all</code> or <code>rag-conformance engines</code>).</p>",
+            "(run with <code>rag-conformance run --checks all</code> or "
+            "<code>rag-conformance engines</code>).</p>",
             _matrix(engine_pages, columns, several_engines),
         ]
     return _page(SITE_TITLE, "\n".join(body), footer=_footer(spec, columns))
