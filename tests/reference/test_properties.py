@@ -274,7 +274,7 @@ def test_hybrid_rank_mapping_is_monotone_with_rank_one_at_one(batch_size, data, 
     assert to_quality_score(label, score, rank=1, batch_size=batch_size, max_l2_distance=2.0) == 1.0
     q1 = to_quality_score(label, score, rank=r1, batch_size=batch_size, max_l2_distance=2.0)
     q2 = to_quality_score(label, score, rank=r2, batch_size=batch_size, max_l2_distance=2.0)
-    assert 1.0 >= q1 >= q2 >= 0.0
+    assert 0.0 <= q2 <= q1 <= 1.0
     assert rank_to_quality(r1, batch_size) >= rank_to_quality(r2, batch_size)
 
 
