@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["checks"] = checks(results)
         json_path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     md_path.write_text(render_markdown(results), encoding="utf-8")
-    say(f"wrote {json_path} and {md_path}")
+    say(f"wrote {md_path}" if args.command == "render" else f"wrote {json_path} and {md_path}")
     for row in results["checks"]:
         print(f"{row['figure']:<58} {row['measured']:>12}  target {row['target']:<10} {row['verdict']}")
     return 0

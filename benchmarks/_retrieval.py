@@ -52,9 +52,11 @@ def _bare(
 
 
 def _wait_for_indexes(store: MilvusKnowledgeStore, tag: str, timeout: float = 3600.0) -> float:
-    """Wait until the engine reports every index built: the engine indexes sealed segments in the
-    background after a flush, and queries meanwhile are far slower (seen here: about 5 s per query
-    at 100k while the second segment was indexed), which would time the index build, not the search."""
+    """Wait until the engine reports every index built, so queries time the search, not the build.
+
+    An earlier attempt at 100k timed about 5 s per query while the second segment's HNSW index file did
+    not exist yet; when the flush already built the indexes, this returns at once.
+    """
     started = time.perf_counter()
     while time.perf_counter() - started < timeout:
         states = [

@@ -135,6 +135,7 @@ def ingest(runs: list[dict[str, Any]]) -> list[str]:
             f"{r['ingest']['rows_per_s']:,.0f}",
             r["ingest"]["seconds"],
             r["ingest"]["flush_seconds"],
+            r["ingest"].get("index_wait_seconds", "-"),
             r["engine_memory"]["vmhwm_mb"],
             r["engine_memory"]["vmrss_mb"],
         ]
@@ -146,6 +147,7 @@ def ingest(runs: list[dict[str, Any]]) -> list[str]:
         "ingest rows/s",
         "ingest s",
         "flush s",
+        "index wait s",
         "peak RSS (VmHWM) MB",
         "RSS after MB",
     ]
@@ -182,6 +184,18 @@ def stdio(st: dict[str, Any]) -> list[str]:
     ]
 
 
+def _dominant(p: dict[str, Any]) -> str:
+    """One sentence: the top function by own time, and the biggest subtree under the entry point."""
+    own = p["by_own_time"][0]
+    inner = [f for f in p["by_cumulative"] if not f["function"].startswith("benchmarks/")][1:2]
+    text = f"Most own time: `{own['function']}` ({own['share']:.0%})"
+    if inner:
+        text += (
+            f"; the biggest subtree below the entry point: `{inner[0]['function']}` ({inner[0]['share']:.0%})"
+        )
+    return text + "."
+
+
 def profiles(found: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Every profile taken for a missed target: top functions by own and by cumulative time."""
     if not found:
@@ -193,7 +207,8 @@ def profiles(found: list[tuple[str, dict[str, Any]]]) -> list[str]:
         out += [
             f"### {title}",
             "",
-            f"Profiled {p['total_s']:.2f} s; waiting on gRPC replies (engine): **{p['wait_share']:.0%}**.",
+            f"Profiled {p['total_s']:.2f} s; waiting on gRPC replies (engine): **{p['wait_share']:.0%}**. "
+            + _dominant(p),
             "",
             table(["own time", "calls", "share"], own),
             "",
