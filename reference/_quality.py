@@ -26,8 +26,12 @@ def l2_to_quality(distance: float | None, max_l2_distance: float, *, what: str =
             f"{what} is {distance}; an L2 distance cannot be negative "
             f"(values down to -{NEGATIVE_DISTANCE_TOLERANCE:g} are float rounding and clamp to 0)"
         )
-    d = max(distance, 0.0)
-    return max(0.0, 1.0 - min(d, max_l2_distance) / max_l2_distance)
+    # The formula with its min and max written as branches (same values; this runs once per hit).
+    if distance >= max_l2_distance:
+        return 0.0
+    if distance <= 0.0:
+        return 1.0
+    return 1.0 - distance / max_l2_distance
 
 
 def rank_to_quality(rank: int, batch_size: int) -> float:
@@ -69,7 +73,7 @@ def to_quality_score(
 
 
 def _check_max_l2(max_l2_distance: float) -> None:
-    finite = isinstance(max_l2_distance, int | float) and math.isfinite(max_l2_distance)
+    finite = isinstance(max_l2_distance, (int, float)) and math.isfinite(max_l2_distance)
     if not (finite and max_l2_distance > 0):
         raise InvalidMaxL2DistanceError(
             "rag.max-l2-distance",
