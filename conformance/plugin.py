@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from ._errors import ConformanceError
 from ._recorder import Recorder
 from ._report import NOT_APPLICABLE_PREFIX
 from .steps import STEP_MODULES
@@ -24,15 +23,16 @@ OPT_MILVUS = "--rqs-milvus"
 OPT_REPORT = "--rqs-report"
 OPT_SEED = "--rqs-seed"
 OPT_PROFILE = "--rqs-profile"
-# Hypothesis examples per property scenario, by --rqs-profile. "selftest" is ci without shrinking a
-# failure: the mutation matrix needs verdicts only, and shrinking would be most of its run time.
-PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 100}
 OPT_ADAPTER_CMD = "--rqs-adapter-cmd"
 OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
 OPT_VALIDATE = "--rqs-validate"
 OPT_CHECKS = "--rqs-checks"
-CHECKS = ("implementation", "engine", "all")
 OPT_EXPECTATIONS = "--rqs-expectations"
+
+CHECKS = ("implementation", "engine", "all")
+# Hypothesis examples per property scenario, by --rqs-profile. "selftest" is ci without shrinking a
+# failure: the mutation matrix needs verdicts only, and shrinking would be most of its run time.
+PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 100}
 FIXTURE_MODULES = ("conformance._recording_fixture", "conformance._expectations")
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
@@ -236,10 +236,8 @@ def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
     needed = [m.args[0] for m in request.node.iter_markers("rqs_needs")]
     if not needed:
         return
-    try:
-        info = request.getfixturevalue("rqs_info")
-    except ConformanceError:
-        raise  # an adapter that cannot load: the scenario is ERRORED, with the reason
+    # An adapter that cannot load raises here: the scenario is then ERRORED, with the reason.
+    info = request.getfixturevalue("rqs_info")
     missing = [c for c in needed if c not in {str(x) for x in info.capabilities}]
     if missing:
         pytest.skip(
