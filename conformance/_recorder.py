@@ -47,6 +47,7 @@ class Recorder:
         self.milvus: dict[str, Any] | None = None
         self.hypothesis_seed: int | None = None
         self.report: Report | None = None
+        self._failed_steps: dict[str, str] = {}
         config.stash[self.key] = self
 
     @pytest.hookimpl(hookwrapper=True)
@@ -57,6 +58,9 @@ class Recorder:
             return
         report: pytest.TestReport = outcome.get_result()
         status, message = _classify(report, call)
+        failed_step = self._failed_steps.pop(item.nodeid, None)
+        if message and failed_step and status in ("failed", "errored"):
+            message = f"{failed_step}: {message}"
         previous = self.results.get(item.nodeid)
         duration = report.duration + (previous.duration_s if previous else 0.0)
         if previous is not None and (status is None or previous.status in ("failed", "errored")):
@@ -78,6 +82,10 @@ class Recorder:
             spec_hash=_marker_arg(item, "rqs_spec"),
             duration_s=round(duration, 6),
         )
+
+    def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
+        # Say which Gherkin step broke: "Then A appears before B" locates a failure at a glance.
+        self._failed_steps[request.node.nodeid] = f"step '{step.keyword} {step.name}'".replace("  ", " ")
 
     def environment(self) -> Environment:
         adapter = None

@@ -122,6 +122,7 @@ def test_statuses_and_report(mini: pytest.Pytester) -> None:
     assert by_id["adds-up"]["status"] == "passed"
     assert by_id["crashes"]["status"] == "errored"
     assert "ZeroDivisionError" in by_id["crashes"]["message"]
+    assert by_id["crashes"]["message"].startswith("step 'When the implementation computes a quality'")
     assert "'fake'" in by_id["crashes"]["message"]
     assert "quality_score" in by_id["crashes"]["message"]
     assert by_id["needs-search"]["status"] == "not_applicable"
@@ -154,6 +155,7 @@ def test_wrong_answer_is_failed_with_the_spec_message(mini: pytest.Pytester) -> 
     by_id = {s["id"]: s for s in _report(mini)["scenarios"]}
     assert by_id["adds-up"]["status"] == "failed"
     assert "spec requires 'hybrid'" in by_id["adds-up"]["message"]
+    assert by_id["adds-up"]["message"].startswith("step 'Then the answer is \"hybrid\"'")
     assert by_id["outline"]["status"] == "failed"
 
 
