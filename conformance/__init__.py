@@ -1,5 +1,13 @@
 """The judge: Gherkin features of the ``rag-retrieval-quality-score`` spec run against any implementation."""
 
+from ._errors import (
+    AdapterCallError,
+    AdapterLoadError,
+    ConformanceError,
+    EngineError,
+    InvalidReplyError,
+)
+from ._loading import load_adapter
 from ._protocol import (
     Block,
     Capability,
@@ -21,17 +29,24 @@ from ._protocol import (
     SearchRequest,
     WireCandidate,
 )
+from ._report import Report
+from ._runner import RunOutcome, run_conformance
 
 __all__ = [
+    "AdapterCallError",
+    "AdapterLoadError",
     "Block",
     "Capability",
+    "ConformanceError",
     "Corpus",
     "CorpusChunk",
     "Dropped",
+    "EngineError",
     "Hints",
     "Hit",
     "Implementation",
     "ImplementationInfo",
+    "InvalidReplyError",
     "LookupReply",
     "LookupRequest",
     "MilvusEndpoint",
@@ -39,7 +54,11 @@ __all__ = [
     "PostProcessReply",
     "PostProcessRequest",
     "QualityRequest",
+    "Report",
+    "RunOutcome",
     "SearchReply",
     "SearchRequest",
     "WireCandidate",
+    "load_adapter",
+    "run_conformance",
 ]

@@ -192,3 +192,11 @@ def test_importing_the_plugin_starts_nothing(pytester: pytest.Pytester) -> None:
     )
     result = pytester.run(__import__("sys").executable, "-c", code)
     assert result.ret == 0, result.stderr.str()
+
+
+def test_the_library_api_is_public() -> None:
+    import conformance
+
+    for name in ("run_conformance", "RunOutcome", "load_adapter", "Implementation", "ConformanceError"):
+        assert name in conformance.__all__
+        assert getattr(conformance, name) is not None
