@@ -6,7 +6,7 @@ Kept apart from the step module so that :mod:`conformance.steps.properties` read
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +62,20 @@ class PropertyRun:
         try:
             prop()
         except AssertionError as exc:
-            notes = "\n".join(getattr(exc, "__notes__", ()))
-            raise AssertionError(
-                f"{exc}\n{notes}\n(replay: --rqs-seed {self.seed} --rqs-profile {self.profile})"
-            ) from None
+            raise AssertionError(self._explain([exc])) from None
+        except BaseExceptionGroup as group:
+            # Hypothesis reports several distinct falsifying examples as a group. Made of assertion
+            # failures only, it is still a FAILED property (not a crash): say every one of them.
+            failures, rest = group.split(AssertionError)
+            if failures is None or rest is not None:
+                raise
+            raise AssertionError(self._explain(list(_leaves(failures)))) from None
+
+    def _explain(self, failures: list[BaseException]) -> str:
+        parts = [f"{exc}\n" + "\n".join(getattr(exc, "__notes__", ())) for exc in failures]
+        if len(parts) > 1:
+            parts = [f"falsifying example {i} of {len(parts)}: {p}" for i, p in enumerate(parts, 1)]
+        return "\n".join(parts) + f"\n(replay: --rqs-seed {self.seed} --rqs-profile {self.profile})"
 
 
 # -- asking, with a crash on a valid generated input read as non-conformance -------------------------
@@ -128,3 +138,11 @@ def kept_ranks(batch: Sequence[WireCandidate], config: PostProcessConfig) -> lis
         per_doc[c.doc_id] += 1
         kept.append(c.original_rank)
     return kept
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
