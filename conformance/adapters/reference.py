@@ -25,7 +25,7 @@ from conformance._protocol import (
     SearchRequest,
 )
 
-__all__ = ["ReferenceAdapter"]
+__all__ = ["ReferenceAdapter", "store_search"]
 
 
 class ReferenceAdapter:
@@ -81,14 +81,7 @@ class ReferenceAdapter:
         self._store = store
 
     def search(self, request: SearchRequest) -> SearchReply:
-        candidates = self._prepared().search(
-            request.query_text,
-            request.query_vector,
-            mode=request.mode,
-            k=request.k,
-            category=request.category,
-            rrf_k=request.rrf_k,
-        )
+        candidates = store_search(self._prepared(), request)
         return SearchReply.model_validate({"hits": [_hit(c) for c in candidates]})
 
     def lookup(self, request: LookupRequest) -> LookupReply:
@@ -117,6 +110,18 @@ class ReferenceAdapter:
         if self._store is None:
             raise RuntimeError("search/lookup before prepare(): the kit hands the corpus over first")
         return self._store
+
+
+def store_search(store: Any, request: SearchRequest) -> list[Any]:
+    """Ask ``store`` (anything with the reference store's ``search`` signature) one search request."""
+    return store.search(
+        request.query_text,
+        request.query_vector,
+        mode=request.mode,
+        k=request.k,
+        category=request.category,
+        rrf_k=request.rrf_k,
+    )
 
 
 def _settings(config: PostProcessConfig, **extra: Any) -> reference.Settings:

@@ -37,7 +37,7 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from conformance.adapters.reference import ReferenceAdapter
+from conformance.adapters.reference import ReferenceAdapter, store_search
 
 __all__ = ["Miniature", "Scored", "hint_support"]
 
@@ -234,14 +234,7 @@ class Miniature(ReferenceAdapter):
 
     def search_candidates(self, request: SearchRequest) -> list[WireCandidate]:
         """The reference store's one engine search, as wire candidates (with text, for hitReasons)."""
-        found = self._prepared().search(
-            request.query_text,
-            request.query_vector,
-            mode=request.mode,
-            k=request.k,
-            category=request.category,
-            rrf_k=request.rrf_k,
-        )
+        found = store_search(self._prepared(), request)
         return [WireCandidate.model_validate(c.model_dump()) for c in found]
 
     def search(self, request: SearchRequest) -> SearchReply:

@@ -37,6 +37,7 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
+from conformance.adapters.reference import store_search
 from reference._store import category_filter
 
 from ._base import Miniature
@@ -260,14 +261,7 @@ class LegacyAdapter(Miniature):
         return _reply(result)
 
     def search_candidates(self, request: SearchRequest) -> list[WireCandidate]:
-        found = self._pipeline().search(
-            request.query_text,
-            request.query_vector,
-            mode=request.mode,
-            k=request.k,
-            category=request.category,
-            rrf_k=request.rrf_k,
-        )
+        found = store_search(self._pipeline(), request)
         return [WireCandidate.model_validate(c.model_dump()) for c in found]
 
     def lookup(self, request: LookupRequest) -> LookupReply:
