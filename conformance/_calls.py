@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
-from ._protocol import Implementation
+from ._protocol import Implementation, _real
 
 __all__ = ["ask"]
 
@@ -35,9 +35,13 @@ def ask(implementation: Implementation, operation: str, *args: Any, expect: type
         except ValidationError as exc:
             raise InvalidReplyError(name, operation, str(exc)) from None
     if expect is float:
-        if isinstance(reply, bool) or not isinstance(reply, int | float):
-            raise InvalidReplyError(name, operation, f"expected a number, got {reply!r}")
-        return float(reply)
+        try:
+            number = _real(reply)
+        except ValueError as exc:
+            raise InvalidReplyError(name, operation, str(exc)) from None
+        if number is None:
+            raise InvalidReplyError(name, operation, "expected a number, got None")
+        return number
     if not isinstance(reply, expect):
         raise InvalidReplyError(name, operation, f"expected {expect.__name__}, got {reply!r}")
     return reply

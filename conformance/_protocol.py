@@ -9,13 +9,16 @@ implementation's types, so a bug in one cannot hide in the other.
 
 from __future__ import annotations
 
+import math
+import numbers
 from enum import StrEnum
-from typing import Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "BASE_CAPABILITIES",
     "Block",
     "Capability",
     "Corpus",
@@ -28,14 +31,56 @@ __all__ = [
     "LookupReply",
     "LookupRequest",
     "MilvusEndpoint",
+    "Mode",
     "PostProcessConfig",
     "PostProcessReply",
     "PostProcessRequest",
     "QualityRequest",
+    "Real",
+    "Reply",
     "SearchReply",
     "SearchRequest",
+    "WholeNumber",
     "WireCandidate",
 ]
+
+Mode = Literal["dense", "hybrid"]
+
+
+# -- numbers: one coercion rule for every path (in process and over stdio) ------------------------
+
+
+def _real(value: Any) -> Any:
+    """Any JSON or Python real number (numpy scalars included) becomes a float; text never does.
+
+    pydantic's lax mode would read the string "0.5" as 0.5 and a bool as 1: a reply that sends text or
+    a bool where the protocol has a number is a reply error, the same in process and over stdio.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if value is None:
+            return value  # optional fields; required ones still reject None
+        raise ValueError(f"expected a number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _whole(value: Any) -> Any:
+    """Any integral number (numpy integers and floats such as 3.0 included) becomes an int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if value is None:
+            return value
+        raise ValueError(f"expected an integer, got {type(value).__name__} {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    number = float(value)
+    if not (math.isfinite(number) and number.is_integer()):
+        raise ValueError(f"expected an integer, got {value!r}")
+    return int(number)
+
+
+Real = Annotated[float, BeforeValidator(_real)]
+"""A float field that accepts any real number type and rejects text and booleans."""
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
+"""An int field that accepts any integral number type and rejects text and booleans."""
 
 
 class Wire(BaseModel):
@@ -50,22 +95,63 @@ class Wire(BaseModel):
     )
 
 
+class Reply(Wire):
+    """Base of every value an implementation returns: fields the protocol does not define are kept.
+
+    Implementations add fields (R5 names completeness hints; libraries add their own): the kit reports
+    them and never fails or errors a reply for them (see :attr:`pydantic.BaseModel.model_extra`).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+
 class Capability(StrEnum):
-    """What an implementation can be asked. Scenarios needing an undeclared one are NOT APPLICABLE."""
+    """What an implementation can be asked. Scenarios needing an undeclared one are NOT APPLICABLE.
+
+    ``search`` and ``lookup`` cover both search modes; ``search:dense``, ``search:hybrid``,
+    ``lookup:dense`` and ``lookup:hybrid`` declare one mode only.
+    """
 
     LABELS = "labels"  # canonicalize a scoreLabel
     QUALITY = "quality"  # the single normalizer
     POST_PROCESS = "post_process"  # candidates -> ordered evidence blocks and gates
     SEARCH = "search"  # ingest the kit's corpus into a Milvus the kit provides, then search it
     LOOKUP = "lookup"  # search + post-process + the category low-quality retry, end to end
+    SEARCH_DENSE = "search:dense"
+    SEARCH_HYBRID = "search:hybrid"
+    LOOKUP_DENSE = "lookup:dense"
+    LOOKUP_HYBRID = "lookup:hybrid"
 
 
-class ImplementationInfo(Wire):
+BASE_CAPABILITIES = frozenset(
+    {Capability.LABELS, Capability.QUALITY, Capability.POST_PROCESS, Capability.SEARCH, Capability.LOOKUP}
+)
+"""Every capability, both search modes included: what a complete implementation declares."""
+
+
+class ImplementationInfo(Reply):
     name: str
     version: str
     language: str = "python"
     homepage: str | None = None
     capabilities: frozenset[Capability]
+
+    def supports(self, capability: str, mode: str | None = None) -> bool:
+        """Whether ``capability`` was declared, for ``mode`` when given (``search``/``lookup`` only).
+
+        Without ``mode``, a mode-qualified declaration (``search:dense``) counts for ``search``.
+        """
+        declared = {str(c) for c in self.capabilities}
+        if capability in declared:
+            return True
+        if mode is not None:
+            return f"{capability}:{mode}" in declared
+        return any(c.startswith(f"{capability}:") for c in declared)
+
+    @property
+    def needs_milvus(self) -> bool:
+        """Whether the implementation must be handed a Milvus and the corpus (search or lookup)."""
+        return self.supports("search") or self.supports("lookup")
 
 
 # -- pure logic ------------------------------------------------------------------------------------
@@ -116,27 +202,33 @@ class PostProcessRequest(Wire):
     config: PostProcessConfig = Field(default_factory=PostProcessConfig)
 
 
-class Block(Wire):
+class Block(Reply):
+    """One accepted evidence block. ``evidenceKey`` is the chunk identity ``docId#chunkIndex``."""
+
     evidence_key: str
     doc_id: str
-    chunk_index: int
-    original_rank: int
-    quality_score: float
+    chunk_index: WholeNumber
+    original_rank: WholeNumber
+    quality_score: Real
     score_label: str
     hit_reasons: tuple[str, ...] = ()
 
 
-class Dropped(Wire):
+class Dropped(Reply):
+    """A candidate post-process removed, and why: ``duplicate``, ``per_document_cap`` or ``return_n``."""
+
     evidence_key: str
-    original_rank: int
+    original_rank: WholeNumber
     reason: str
 
 
-class PostProcessReply(Wire):
+class PostProcessReply(Reply):
+    """Accepted blocks in order, optionally every removed candidate (then all of them), and the gates."""
+
     blocks: tuple[Block, ...]
     dropped: tuple[Dropped, ...] = ()
     relevance_level: str
-    top_quality_score: float | None = None
+    top_quality_score: Real | None = None
     is_low_quality: bool
 
 
@@ -170,30 +262,30 @@ class Corpus(Wire):
 class SearchRequest(Wire):
     query_text: str
     query_vector: tuple[float, ...]
-    mode: Literal["dense", "hybrid"]
+    mode: Mode
     k: int
     category: str | None = None
     rrf_k: int = 60
 
 
-class Hit(Wire):
+class Hit(Reply):
     doc_id: str
-    chunk_index: int
-    original_rank: int
-    score: float | None = None
+    chunk_index: WholeNumber
+    original_rank: WholeNumber
+    score: Real | None = None
     score_label: str
-    raw_score: float | None = None
-    dense_distance: float | None = None
+    raw_score: Real | None = None
+    dense_distance: Real | None = None
 
 
-class SearchReply(Wire):
+class SearchReply(Reply):
     hits: tuple[Hit, ...]
 
 
 class LookupRequest(Wire):
     query_text: str
     query_vector: tuple[float, ...]
-    mode: Literal["dense", "hybrid"] = "hybrid"
+    mode: Mode = "hybrid"
     category: str | None = None
     retrieve_k: int = 20
     rrf_k: int = 60

@@ -8,6 +8,12 @@ Statuses:
 - ``not_applicable``: the scenario needs a capability the implementation does not declare.
 - ``xfailed``: a known, declared divergence that still diverges.
 - ``skipped``: anything else pytest skipped, always with its reason.
+
+A failure names the requirement whose rule broke (``broken_requirements``), which need not be the
+requirement the scenario belongs to: every reply is checked against the whole spec, so a post-process
+scenario of R4 may see an R3 violation. The per-requirement table counts a failure where its rule
+lives. A run that could not judge at all (the adapter did not load, the engine was unreachable) has
+the verdict ``NOT JUDGED`` and its ``reason``, and no scenarios.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ __all__ = [
     "SpecTally",
     "Status",
     "Summary",
+    "Verdict",
     "build_report",
     "format_table",
 ]
 
 Status = Literal["passed", "failed", "errored", "not_applicable", "xfailed", "skipped"]
+Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED"]
 # When examples of one scenario disagree, the scenario takes the first status in this order.
 _PRECEDENCE: tuple[Status, ...] = ("failed", "errored", "passed", "xfailed", "not_applicable", "skipped")
 NOT_APPLICABLE_PREFIX = "NOT APPLICABLE: "
@@ -51,6 +59,9 @@ class ScenarioResult(_Model):
     spec_hash: str | None = None
     examples: int = 1
     duration_s: float = 0.0
+    broken_requirements: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 class Summary(_Model):
@@ -67,7 +78,7 @@ class RequirementRow(_Model):
     requirement: str
     requirement_id: str
     summary: Summary
-    verdict: Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]
+    verdict: Verdict
 
 
 class Environment(_Model):
@@ -94,10 +105,12 @@ class SpecTally(_Model):
 class Report(_Model):
     summary: Summary
     spec_scenarios: SpecTally
-    verdict: Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]
+    verdict: Verdict
     requirements: tuple[RequirementRow, ...]
     scenarios: tuple[ScenarioResult, ...]
     environment: Environment
+    reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:

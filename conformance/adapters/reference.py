@@ -9,8 +9,8 @@ from typing import Any
 
 import reference
 from conformance._protocol import (
+    BASE_CAPABILITIES,
     Block,
-    Capability,
     Corpus,
     Dropped,
     ImplementationInfo,
@@ -42,7 +42,7 @@ class ReferenceAdapter:
             version=kit_version(),
             language="python",
             homepage=None,
-            capabilities=frozenset(Capability),
+            capabilities=BASE_CAPABILITIES,
         )
 
     def canonicalize_label(self, label: str) -> str:

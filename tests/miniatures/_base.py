@@ -21,8 +21,8 @@ from typing import Any
 
 import reference
 from conformance._protocol import (
+    BASE_CAPABILITIES,
     Block,
-    Capability,
     Dropped,
     Hints,
     Hit,
@@ -72,7 +72,7 @@ class Miniature(ReferenceAdapter):
     def describe(self) -> ImplementationInfo:
         # The class name is the miniature's name in reports and in the mutation matrix.
         return ImplementationInfo(
-            name=type(self).__name__, version="0", language="python", capabilities=frozenset(Capability)
+            name=type(self).__name__, version="0", language="python", capabilities=BASE_CAPABILITIES
         )
 
     # -- the single normalizer -------------------------------------------------------------------
