@@ -31,6 +31,7 @@ from ._protocol import (
 )
 from ._report import Report
 from ._runner import RunOutcome, run_conformance
+from ._skip import NotApplicable
 
 __all__ = [
     "AdapterCallError",
@@ -50,6 +51,7 @@ __all__ = [
     "LookupReply",
     "LookupRequest",
     "MilvusEndpoint",
+    "NotApplicable",
     "PostProcessConfig",
     "PostProcessReply",
     "PostProcessRequest",

@@ -196,7 +196,7 @@ def _rqs_loaded(
     }
     implementation, info = load_adapter(rqs_adapter_spec, stdio_options=stdio)
     pytestconfig.stash[Recorder.key].adapter = info
-    if {"search", "lookup"} & {str(c) for c in info.capabilities}:
+    if info.needs_milvus:
         # The implementation keeps collections in the engine and reaches it through the recording
         # proxy: both must outlive its close(), so they are set up first and torn down after it.
         request.getfixturevalue("rqs_adapter_endpoint")
@@ -238,7 +238,7 @@ def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
         return
     # An adapter that cannot load raises here: the scenario is then ERRORED, with the reason.
     info = request.getfixturevalue("rqs_info")
-    missing = [c for c in needed if c not in {str(x) for x in info.capabilities}]
+    missing = [c for c in needed if not info.supports(c)]
     if missing:
         pytest.skip(
             f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare capability "

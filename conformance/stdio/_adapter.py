@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from .._errors import AdapterCallError, AdapterLoadError, ImplementationProcessError, InvalidReplyError
 from .._protocol import (
     Corpus,
@@ -32,6 +30,7 @@ from .._protocol import (
     SearchReply,
     SearchRequest,
 )
+from .._skip import NotApplicable
 from ._codec import Codec, RemoteError
 from ._process import ChildProcess, ProcessGoneError, ReplyTimeoutError
 
@@ -39,24 +38,6 @@ __all__ = ["NotApplicable", "StdioAdapter"]
 
 _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
-
-
-class NotApplicable(pytest.skip.Exception):
-    """The implementation declined one question (``{"skipped": reason}``): NOT APPLICABLE, not failed.
-
-    A pytest skip, so the recorder maps it like any ``NOT APPLICABLE: `` skip. pytest reports a skip's
-    reason as ``<module>.<class>: <message>`` unless the class looks like its own ``Skipped`` (which
-    pytest marks as a builtin); borrow that look so the reason reads the same.
-    """
-
-    __module__ = "builtins"
-    __qualname__ = "Skipped"
-
-    def __init__(self, reason: str) -> None:
-        from .._report import NOT_APPLICABLE_PREFIX
-
-        self.reason = reason
-        super().__init__(f"{NOT_APPLICABLE_PREFIX}{reason}")
 
 
 class StdioAdapter:

@@ -16,14 +16,13 @@ import pytest
 from .._calls import ask
 from .._corpus import ScenarioCorpus, build_corpus
 from .._oracle import MilvusOracle
-from .._protocol import Capability, Implementation, ImplementationInfo
+from .._protocol import Implementation, ImplementationInfo
 from .._report import NOT_APPLICABLE_PREFIX
 
 __all__ = ["rqs_corpus", "rqs_oracle"]
 
 ORACLE_SUFFIX = "kit_oracle"
 _VERSION = re.compile(r"(\d+)\.(\d+)")
-_MILVUS_CAPABILITIES = frozenset({Capability.SEARCH, Capability.LOOKUP})
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +66,7 @@ def rqs_corpus(
     The implementation reaches Milvus through the recording proxy (``rqs_adapter_endpoint``), so steps
     can check what it asked the engine; the oracle connects directly and stays out of the record.
     """
-    if not _MILVUS_CAPABILITIES & set(rqs_info.capabilities):
+    if not rqs_info.needs_milvus:
         # The capability gate skips such scenarios first; this guards a scenario that forgot its tag.
         pytest.fail(
             f"kit bug: a scenario asked for the Milvus corpus, but {rqs_info.name!r} declares neither "

@@ -17,11 +17,13 @@ from .._errors import ConformanceError
 from .._oracle import MilvusOracle
 from .._protocol import (
     Implementation,
+    ImplementationInfo,
     LookupReply,
     LookupRequest,
     PostProcessConfig,
     PostProcessReply,
 )
+from .._skip import require_mode
 from .search import Mode, parse_mode, show_key
 
 __all__ = ["CONFIG", "Evidence", "dense_quality"]
@@ -125,23 +127,39 @@ def _(rqs_scenario_corpus: ScenarioCorpus, category: str) -> None:
     target_fixture="evidence",
 )
 def _(
-    rqs_implementation: Implementation, rqs_corpus: ScenarioCorpus, mode: str, question: str, category: str
+    rqs_implementation: Implementation,
+    rqs_info: ImplementationInfo,
+    rqs_corpus: ScenarioCorpus,
+    mode: str,
+    question: str,
+    category: str,
 ) -> Evidence:
-    return _lookup(rqs_implementation, rqs_corpus.query(question), mode, category)
+    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, category)
 
 
 @when(
     parsers.parse('lookup_knowledge runs in "{mode}" mode for "{question}" without a category'),
     target_fixture="evidence",
 )
-def _(rqs_implementation: Implementation, rqs_corpus: ScenarioCorpus, mode: str, question: str) -> Evidence:
-    return _lookup(rqs_implementation, rqs_corpus.query(question), mode, None)
+def _(
+    rqs_implementation: Implementation,
+    rqs_info: ImplementationInfo,
+    rqs_corpus: ScenarioCorpus,
+    mode: str,
+    question: str,
+) -> Evidence:
+    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, None)
 
 
 def _lookup(
-    implementation: Implementation, query: ScenarioQuery, mode: str, category: str | None
+    implementation: Implementation,
+    info: ImplementationInfo,
+    query: ScenarioQuery,
+    mode: str,
+    category: str | None,
 ) -> Evidence:
     checked = parse_mode(mode)
+    require_mode(info, "lookup", checked)
     request = LookupRequest(
         query_text=query.text,
         query_vector=query.vector,

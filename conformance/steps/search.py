@@ -15,8 +15,9 @@ from .._calls import ask
 from .._corpus import ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
 from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
-from .._protocol import Hit, Implementation, SearchReply, SearchRequest
+from .._protocol import Hit, Implementation, ImplementationInfo, SearchReply, SearchRequest
 from .._proxy import RecordedCall, RecordingProxy, non_dense_searches
+from .._skip import require_mode
 from .labels import kit_canonical
 
 __all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "show_key"]
@@ -101,12 +102,14 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: s
 )
 def _(
     rqs_implementation: Implementation,
+    rqs_info: ImplementationInfo,
     rqs_corpus: ScenarioCorpus,
     rqs_recorder: RecordingProxy,
     mode: str,
     question: str,
 ) -> Searched:
     checked = parse_mode(mode)
+    require_mode(rqs_info, "search", checked)
     query = rqs_corpus.query(question)
     request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=checked, k=query.k)
     mark = rqs_recorder.mark()
