@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ._errors import ConformanceError
+from ._judge import NOTES
 from ._paths import spec_path
 from ._report import NOT_APPLICABLE_PREFIX, Environment, Report, ScenarioResult, build_report, format_table
 
@@ -58,6 +59,16 @@ class Recorder:
             return
         report: pytest.TestReport = outcome.get_result()
         status, message = _classify(report, call)
+        broken: tuple[str, ...] = ()
+        rules: tuple[str, ...] = ()
+        if status == "failed" and call.excinfo is not None:
+            # A reply the model rejected names the requirements it broke; any other failed assertion is
+            # the scenario's own check, so it breaks the scenario's requirement.
+            violations = getattr(call.excinfo.value, "violations", ())
+            broken = tuple(dict.fromkeys(v.requirement for v in violations))
+            rules = tuple(dict.fromkeys(v.rule.id for v in violations))
+            broken = broken or (_marker_arg(item, "rqs_req") or "unassigned",)
+        notes = tuple(item.stash.get(NOTES, ()))
         failed_step = self._failed_steps.pop(item.nodeid, None)
         if message and failed_step and status in ("failed", "errored"):
             message = f"{failed_step}: {message}"
@@ -65,7 +76,11 @@ class Recorder:
         duration = report.duration + (previous.duration_s if previous else 0.0)
         if previous is not None and (status is None or previous.status in ("failed", "errored")):
             # A later phase only matters when it breaks an item that had not broken yet.
-            self.results[item.nodeid] = previous.model_copy(update={"duration_s": round(duration, 6)})
+            update = {
+                "duration_s": round(duration, 6),
+                "notes": tuple(dict.fromkeys((*previous.notes, *notes))),
+            }
+            self.results[item.nodeid] = previous.model_copy(update=update)
             return
         if status is None:
             return
@@ -81,6 +96,9 @@ class Recorder:
             engine_check=item.get_closest_marker("rqs_engine_check") is not None,
             spec_hash=_marker_arg(item, "rqs_spec"),
             duration_s=round(duration, 6),
+            broken_requirements=broken,
+            rules=rules,
+            notes=notes,
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:

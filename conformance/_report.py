@@ -32,6 +32,7 @@ __all__ = [
     "Status",
     "Summary",
     "Verdict",
+    "broken_requirements",
     "build_report",
     "format_table",
 ]
@@ -121,12 +122,30 @@ def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
     merged = []
     for group in by_id.values():
         worst = min(group, key=lambda r: _PRECEDENCE.index(r.status))
+        failing = [r for r in group if r.status == worst.status]
         merged.append(
             worst.model_copy(
-                update={"examples": len(group), "duration_s": round(sum(r.duration_s for r in group), 6)}
+                update={
+                    "examples": len(group),
+                    "duration_s": round(sum(r.duration_s for r in group), 6),
+                    "broken_requirements": _union(r.broken_requirements for r in failing),
+                    "rules": _union(r.rules for r in failing),
+                    "notes": _union(r.notes for r in group),
+                }
             )
         )
     return merged
+
+
+def _union(parts: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item for part in parts for item in part))
+
+
+def broken_requirements(result: ScenarioResult) -> tuple[str, ...]:
+    """Where a failure counts: the requirements whose rules it broke (its own, for older reports)."""
+    if result.status != "failed":
+        return ()
+    return result.broken_requirements or (result.requirement_id,)
 
 
 def _summary(results: Iterable[ScenarioResult]) -> Summary:
@@ -159,7 +178,10 @@ def build_report(
         groups.setdefault(result.requirement_id, []).append(result)
     rows = []
     for requirement_id, group in groups.items():
-        summary = _summary(group)
+        # A failure counts under the requirement whose rule broke, wherever the scenario lives.
+        failed = sum(requirement_id in broken_requirements(r) for r in scenarios)
+        summary = _summary(r for r in group if r.status != "failed").model_copy(update={"failed": failed})
+        summary = summary.model_copy(update={"total": summary.total + failed})
         rows.append(
             RequirementRow(
                 requirement=group[0].requirement,

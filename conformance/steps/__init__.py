@@ -1,6 +1,7 @@
 """Step definitions, one module per domain. The plugin registers every module listed here."""
 
 STEP_MODULES: tuple[str, ...] = (
+    "conformance.steps._judging",
     "conformance.steps.quality",
     "conformance.steps.postprocess",
     "conformance.steps.gates",

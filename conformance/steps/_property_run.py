@@ -5,7 +5,6 @@ Kept apart from the step module so that :mod:`conformance.steps.properties` read
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,12 +12,11 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from .._calls import ask
 from .._errors import AdapterCallError
+from .._judge import Judge
 from .._protocol import (
     Block,
     Hints,
-    Implementation,
     PostProcessConfig,
     PostProcessReply,
     PostProcessRequest,
@@ -26,7 +24,7 @@ from .._protocol import (
     WireCandidate,
 )
 
-__all__ = ["PropertyRun", "close", "kept_ranks", "post", "quality", "shown", "top", "without_reasons"]
+__all__ = ["PropertyRun", "close", "post", "quality", "shown", "without_reasons"]
 
 _PHASES = tuple(Phase)
 _UNSHRUNK = (Phase.explicit, Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
@@ -62,14 +60,15 @@ class PropertyRun:
         try:
             prop()
         except AssertionError as exc:
-            raise AssertionError(self._explain([exc])) from None
+            raise _failed(self._explain([exc]), [exc]) from None
         except BaseExceptionGroup as group:
             # Hypothesis reports several distinct falsifying examples as a group. Made of assertion
             # failures only, it is still a FAILED property (not a crash): say every one of them.
             failures, rest = group.split(AssertionError)
             if failures is None or rest is not None:
                 raise
-            raise AssertionError(self._explain(list(_leaves(failures)))) from None
+            leaves = list(_leaves(failures))
+            raise _failed(self._explain(leaves), leaves) from None
 
     def _explain(self, failures: list[BaseException]) -> str:
         parts = [f"{exc}\n" + "\n".join(getattr(exc, "__notes__", ())) for exc in failures]
@@ -78,26 +77,32 @@ class PropertyRun:
         return "\n".join(parts) + f"\n(replay: --rqs-seed {self.seed} --rqs-profile {self.profile})"
 
 
+def _failed(message: str, failures: Sequence[BaseException]) -> AssertionError:
+    """The property's failure, keeping which requirements the falsifying examples broke (for the report)."""
+    error = AssertionError(message)
+    error.violations = tuple(v for f in failures for v in getattr(f, "violations", ()))  # type: ignore[attr-defined]
+    return error
+
+
 # -- asking, with a crash on a valid generated input read as non-conformance -------------------------
 
 
-def quality(implementation: Implementation, request: QualityRequest) -> float:
+def quality(judge: Judge, request: QualityRequest) -> float:
     try:
-        return float(ask(implementation, "quality_score", request, expect=float))
+        return judge.quality_score(request)
     except AdapterCallError as exc:
         raise AssertionError(f"the normalizer raised {type(exc.cause).__name__}: {exc.cause}") from None
 
 
 def post(
-    implementation: Implementation,
+    judge: Judge,
     candidates: Sequence[WireCandidate],
     config: PostProcessConfig,
     hints: Hints | None = None,
 ) -> PostProcessReply:
     request = PostProcessRequest(candidates=tuple(candidates), hints=hints or Hints(), config=config)
     try:
-        reply: PostProcessReply = ask(implementation, "post_process", request, expect=PostProcessReply)
-        return reply
+        return judge.post_process(request)
     except AdapterCallError as exc:
         raise AssertionError(f"post-process raised {type(exc.cause).__name__}: {exc.cause}") from None
 
@@ -112,32 +117,8 @@ def without_reasons(reply: PostProcessReply) -> tuple[Any, ...]:
     return blocks, qualities, reply.relevance_level, reply.is_low_quality, reply.top_quality_score
 
 
-def close(a: Sequence[float], b: Sequence[float]) -> bool:
-    return len(a) == len(b) and all(abs(x - y) <= _EXACT for x, y in zip(a, b, strict=True))
-
-
-def top(reply: PostProcessReply) -> float | None:
-    # On rank-ordered batches the first block is also the best: both readings of "top" agree.
-    return max((b.quality_score for b in reply.blocks), default=None)
-
-
-def kept_ranks(batch: Sequence[WireCandidate], config: PostProcessConfig) -> list[int]:
-    """The kit's own oracle: dedup, per-document cap and return-n walked in originalRank order.
-
-    Which of several tied candidates is kept may differ between conforming orders, their ranks may not.
-    """
-    seen: set[tuple[str, int]] = set()
-    per_doc: Counter[str] = Counter()
-    kept: list[int] = []
-    for c in sorted(batch, key=lambda c: c.original_rank):
-        key = (c.doc_id, c.chunk_index)
-        if key in seen or per_doc[c.doc_id] >= config.max_chunks_per_document or len(kept) >= config.return_n:
-            seen.add(key)
-            continue
-        seen.add(key)
-        per_doc[c.doc_id] += 1
-        kept.append(c.original_rank)
-    return kept
+def close(a: Sequence[float], b: Sequence[float], tolerance: float = _EXACT) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
 
 
 def _leaves(group: BaseExceptionGroup[Any]) -> Iterator[BaseException]:

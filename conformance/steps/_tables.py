@@ -10,9 +10,11 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import ValidationError
 
-from .._protocol import Block, Hints, PostProcessReply, WireCandidate
+from .._model import QUALITY_TOLERANCE
+from .._protocol import Block, Hints, PostProcessConfig, PostProcessReply, WireCandidate
 
 __all__ = [
+    "SETTING_KEYS",
     "TOLERANCE",
     "candidates_from_table",
     "describe_blocks",
@@ -20,11 +22,12 @@ __all__ = [
     "hints_from_table",
     "optional_float",
     "ranks_from_text",
+    "settings_from_table",
     "yes_no",
 ]
 
-# The spec's formula is exact arithmetic; 1e-9 leaves room for float rounding only.
-TOLERANCE = 1e-9
+# The model's tolerance: float32 arithmetic conforms, rounding to a few decimals does not (readings 11).
+TOLERANCE = QUALITY_TOLERANCE
 
 _NULL = {"", "null", "none"}
 _CANDIDATE_FIELDS = {info.alias or name for name, info in WireCandidate.model_fields.items()}
@@ -73,6 +76,33 @@ def candidates_from_table(
         except ValidationError as exc:
             raise ValueError(f"candidate table row {number} is not a valid candidate: {exc}") from None
     return tuple(candidates)
+
+
+# The spec's and the reference's dotted setting keys -> PostProcessConfig fields (the wire's names).
+SETTING_KEYS = {
+    "rag.max-l2-distance": "max_l2_distance",
+    "rag.reference-threshold": "reference_threshold",
+    "rag.highly-relevant-threshold": "highly_relevant_threshold",
+    "rag.return-n": "return_n",
+    "rag.max-chunks-per-document": "max_chunks_per_document",
+}
+_LOOKUP_KEYS = ("rag.retrieve-k", "retrieval.search.rrf-k")
+
+
+def settings_from_table(
+    table: Sequence[Sequence[str]], base: PostProcessConfig
+) -> tuple[PostProcessConfig, dict[str, str]]:
+    """A two-column ``| key | value |`` table of dotted setting keys: the config, and the lookup-only keys."""
+    update: dict[str, object] = {}
+    extra: dict[str, str] = {}
+    for key, value in ((row[0].strip(), row[1].strip()) for row in table):
+        if key in SETTING_KEYS:
+            update[SETTING_KEYS[key]] = value
+        elif key in _LOOKUP_KEYS:
+            extra[key] = value
+        else:
+            raise ValueError(f"unknown setting {key!r}; use {sorted([*SETTING_KEYS, *_LOOKUP_KEYS])}")
+    return PostProcessConfig.model_validate({**base.model_dump(by_alias=False), **update}), extra
 
 
 def hints_from_table(table: Sequence[Sequence[str]]) -> Hints:

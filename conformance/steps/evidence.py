@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then, when
 
-from .._calls import ask
 from .._errors import ConformanceError
+from .._judge import Judge
 from .._oracle import MilvusOracle
-from .._protocol import Implementation, PostProcessReply, PostProcessRequest, WireCandidate
+from .._protocol import PostProcessConfig, PostProcessRequest, WireCandidate
 from .labels import kit_canonical
 from .lookup import CONFIG, Evidence, dense_quality
 from .search import assert_follows_ranking, show_key
@@ -22,10 +22,15 @@ _QUALITY_TOLERANCE = 1e-6
 
 
 @given(
-    "hybrid candidates carrying denseDistance in the opposite order of their originalRank",
+    parsers.parse(
+        "{label:w} candidates carrying denseDistance on {which:w} candidates, in the opposite order of "
+        "their originalRank"
+    ),
     target_fixture="hybrid_candidates",
 )
-def _() -> tuple[WireCandidate, ...]:
+def _(label: str, which: str) -> tuple[WireCandidate, ...]:
+    if kit_canonical(label) != "hybrid" or which not in ("every", "some"):
+        raise ConformanceError(f"kit bug: {label!r} candidates with denseDistance on {which!r} candidates")
     fused = (0.0328, 0.0323, 0.0317, 0.0312)
     distances = (1.6, 1.2, 0.8, 0.4)  # rank 1 is the farthest: distance order is rank order reversed
     ranked = [
@@ -35,20 +40,22 @@ def _() -> tuple[WireCandidate, ...]:
             text=f"candidate ranked {rank}",
             original_rank=rank,
             score=fused[rank - 1],
-            score_label="hybrid",
-            dense_distance=distances[rank - 1],
+            score_label=label,
+            dense_distance=distances[rank - 1] if which == "every" or rank % 2 else None,
         )
         for rank in (1, 2, 3, 4)
     ]
     # Handed over nearest first, i.e. worst rank first: keeping input order or sorting by distance or
     # by quality both give the wrong order; only sorting by originalRank gives the right one.
-    return tuple(sorted(ranked, key=lambda c: c.dense_distance or 0.0))
+    return tuple(sorted(ranked, key=lambda c: distances[c.original_rank - 1]))
 
 
 @when("the implementation post-processes these hybrid candidates", target_fixture="evidence")
-def _(rqs_implementation: Implementation, hybrid_candidates: tuple[WireCandidate, ...]) -> Evidence:
-    request = PostProcessRequest(candidates=hybrid_candidates, config=CONFIG)
-    return Evidence(reply=ask(rqs_implementation, "post_process", request, expect=PostProcessReply))
+def _(
+    rqs_judge: Judge, hybrid_candidates: tuple[WireCandidate, ...], postprocess_config: PostProcessConfig
+) -> Evidence:
+    request = PostProcessRequest(candidates=hybrid_candidates, config=postprocess_config)
+    return Evidence(reply=rqs_judge.post_process(request))
 
 
 @then(parsers.parse('every evidence block has a scoreLabel canonicalizing to "{label}"'))

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
-from .._calls import ask
 from .._errors import AdapterCallError, ConformanceError
-from .._protocol import Implementation, QualityRequest
+from .._judge import Judge
+from .._model import close
+from .._protocol import QualityRequest
 
 __all__ = ["KIT_CANONICAL_LABELS", "kit_canonical"]
 
@@ -22,10 +23,35 @@ KIT_CANONICAL_LABELS: dict[str, str] = {
     "bm25_only_no_dense": "hybrid",
 }
 
-# Normalizer inputs on which the dense formula and any rank mapping disagree for usual mappings
-# (dense: 0.35 / 0.9 / 0.0; linear rank: 0.5 / 0.8 / 0.25), so an alias read as the wrong label shows.
-# Each probe: (score, originalRank, batch size), with maxL2Distance 2 and no denseDistance.
-_QUALITY_PROBES: tuple[tuple[float, int, int], ...] = ((1.3, 3, 4), (0.2, 2, 5), (2.5, 4, 4))
+# Normalizer inputs on which the dense formula and usual rank mappings disagree, so an alias read as the
+# wrong label shows; with the configurations and distances an implementation might special-case (another
+# maxL2Distance, a denseDistance attached, a null score): (score, originalRank, batch size, maxL2, dd).
+_PROBES: tuple[tuple[float | None, int, int, float, float | None], ...] = (
+    (1.3, 3, 4, 2.0, None),
+    (0.2, 2, 5, 2.0, None),
+    (2.5, 4, 4, 2.0, None),
+    (1.3, 3, 4, 4.0, None),
+    (0.45, 2, 3, 0.6, None),
+    (None, 2, 3, 2.0, None),
+    (0.0312, 3, 4, 2.0, 0.8),
+    (0.0327, 1, 4, 4.0, 1.4),
+    (0.0317, 2, 2, 0.6, 0.3),
+)
+
+
+def _probes(canonical: str) -> list[QualityRequest]:
+    """The probes for ``canonical``'s label (a dense hit may carry denseDistance too: dense ignores it)."""
+    return [
+        QualityRequest(
+            score_label=canonical,
+            score=score,
+            original_rank=rank,
+            batch_size=batch,
+            max_l2_distance=max_l2,
+            dense_distance=distance,
+        )
+        for score, rank, batch, max_l2, distance in _PROBES
+    ]
 
 
 def kit_canonical(label: str) -> str | None:
@@ -41,9 +67,9 @@ def _(legacy: str) -> str:
 
 
 @then(parsers.parse('the label canonicalizes to "{canonical}"'))
-def _(rqs_implementation: Implementation, legacy_label: str, canonical: str) -> None:
+def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
     try:
-        answer = ask(rqs_implementation, "canonicalize_label", legacy_label, expect=str)
+        answer = rqs_judge.canonicalize_label(legacy_label)
     except AdapterCallError as exc:
         raise AssertionError(
             f"the spec requires the legacy label {legacy_label!r} to canonicalize to {canonical!r}; "
@@ -56,20 +82,19 @@ def _(rqs_implementation: Implementation, legacy_label: str, canonical: str) -> 
 
 
 @then(parsers.parse('quality normalization gives it the same qualityScore as the label "{canonical}"'))
-def _(rqs_implementation: Implementation, legacy_label: str, canonical: str) -> None:
-    for score, rank, batch in _QUALITY_PROBES:
-        probe = QualityRequest(score_label=canonical, score=score, original_rank=rank, batch_size=batch)
-        expected = ask(rqs_implementation, "quality_score", probe, expect=float)
+def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
+    for probe in _probes(canonical):
+        expected = rqs_judge.quality_score(probe)
         request = probe.model_copy(update={"score_label": legacy_label})
         try:
-            answer = ask(rqs_implementation, "quality_score", request, expect=float)
+            answer = rqs_judge.quality_score(request)
         except AdapterCallError as exc:
             raise AssertionError(
                 f"the spec requires quality normalization to canonicalize {legacy_label!r} to "
                 f"{canonical!r} before computing quality; for {_show(request)} the implementation raised "
                 f"{type(exc.cause).__name__}: {exc.cause}"
             ) from None
-        assert abs(answer - expected) <= 1e-9, (
+        assert close(answer, expected), (
             f"the spec requires quality normalization to canonicalize {legacy_label!r} to {canonical!r} "
             f"before computing quality; for {_show(request)} the implementation gave {answer!r}, but "
             f"{expected!r} for the label {canonical!r}"

@@ -7,28 +7,38 @@ left open (spec-readings 3, 4, 7): the corpus makes every reading agree where th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
-from .._calls import ask
-from .._corpus import ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
+from .._corpus import RRF_K, ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
+from .._judge import Judge
 from .._oracle import MilvusOracle
-from .._protocol import (
-    Implementation,
-    ImplementationInfo,
-    LookupReply,
-    LookupRequest,
-    PostProcessConfig,
-    PostProcessReply,
-)
-from .._skip import require_mode
+from .._protocol import Hints, LookupReply, LookupRequest, PostProcessConfig, PostProcessReply
+from ._tables import hints_from_table, settings_from_table
 from .search import Mode, parse_mode, show_key
 
-__all__ = ["CONFIG", "Evidence", "dense_quality"]
+__all__ = ["CONFIG", "Evidence", "LookupSettings", "dense_quality"]
 
 CONFIG = PostProcessConfig()  # sent explicitly with every request, so both sides use these thresholds
+
+
+@dataclass(frozen=True)
+class LookupSettings:
+    """What a lookup sends besides the question: post-process config, RRF k, retrieve-k and L0 hints."""
+
+    config: PostProcessConfig = CONFIG
+    rrf_k: int = RRF_K
+    retrieve_k: int | None = None  # None: the question's own k
+    hints: Hints = field(default_factory=Hints)
+
+
+@pytest.fixture
+def lookup_settings() -> LookupSettings:
+    """The defaults, unless a Given step sets others."""
+    return LookupSettings()
 
 
 def dense_quality(distance: float | None, max_l2: float) -> float:
@@ -59,11 +69,40 @@ class Evidence:
 # -- premises about the kit's corpus (a failure here is the kit's bug, not the implementation's) -----
 
 
-def _best_quality(oracle: MilvusOracle, query: ScenarioQuery, category: str | None) -> float:
+def _best_quality(
+    oracle: MilvusOracle, query: ScenarioQuery, category: str | None, config: PostProcessConfig = CONFIG
+) -> float:
     ranked = oracle.l2_order(query.vector, category)
     if not ranked:
         raise ConformanceError(f"kit bug: no chunk of category {category!r} for {query.name!r}")
-    return dense_quality(ranked[0].score, CONFIG.max_l2_distance)
+    return dense_quality(ranked[0].score, config.max_l2_distance)
+
+
+def _is_low(
+    oracle: MilvusOracle, query: ScenarioQuery, category: str | None, config: PostProcessConfig
+) -> bool:
+    return _best_quality(oracle, query, category, config) < config.reference_threshold
+
+
+@given("the lookup settings are:", target_fixture="lookup_settings")
+def _(lookup_settings: LookupSettings, datatable: list[list[str]]) -> LookupSettings:
+    config, extra = settings_from_table(datatable, lookup_settings.config)
+    return LookupSettings(
+        config=config,
+        rrf_k=int(extra.get("retrieval.search.rrf-k", lookup_settings.rrf_k)),
+        retrieve_k=int(extra["rag.retrieve-k"]) if "rag.retrieve-k" in extra else lookup_settings.retrieve_k,
+        hints=lookup_settings.hints,
+    )
+
+
+@given("the lookup carries these L0 hints:", target_fixture="lookup_settings")
+def _(lookup_settings: LookupSettings, datatable: list[list[str]]) -> LookupSettings:
+    return LookupSettings(
+        config=lookup_settings.config,
+        rrf_k=lookup_settings.rrf_k,
+        retrieve_k=lookup_settings.retrieve_k,
+        hints=hints_from_table(datatable),
+    )
 
 
 @given(
@@ -71,8 +110,18 @@ def _best_quality(oracle: MilvusOracle, query: ScenarioQuery, category: str | No
         'the best "{category}" match for "{question}" has a dense qualityScore below the reference threshold'
     )
 )
-def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, category: str, question: str) -> None:
-    if _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), category) >= CONFIG.reference_threshold:
+def _(
+    rqs_oracle: MilvusOracle,
+    rqs_scenario_corpus: ScenarioCorpus,
+    lookup_settings: LookupSettings,
+    category: str,
+    question: str,
+) -> None:
+    config = lookup_settings.config
+    if (
+        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), category, config)
+        >= config.reference_threshold
+    ):
         raise ConformanceError(f"kit bug: the best {category!r} match for {question!r} is not low quality")
 
 
@@ -81,8 +130,17 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, category: s
         'the best match for "{question}" without a category has a dense qualityScore below the threshold'
     )
 )
-def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: str) -> None:
-    if _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None) >= CONFIG.reference_threshold:
+def _(
+    rqs_oracle: MilvusOracle,
+    rqs_scenario_corpus: ScenarioCorpus,
+    lookup_settings: LookupSettings,
+    question: str,
+) -> None:
+    config = lookup_settings.config
+    if (
+        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None, config)
+        >= config.reference_threshold
+    ):
         raise ConformanceError(f"kit bug: the best match for {question!r} is not low quality")
 
 
@@ -91,8 +149,17 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: s
         'the best match for "{question}" without a category has a dense qualityScore meeting the threshold'
     )
 )
-def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: str) -> None:
-    if _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None) < CONFIG.reference_threshold:
+def _(
+    rqs_oracle: MilvusOracle,
+    rqs_scenario_corpus: ScenarioCorpus,
+    lookup_settings: LookupSettings,
+    question: str,
+) -> None:
+    config = lookup_settings.config
+    if (
+        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None, config)
+        < config.reference_threshold
+    ):
         raise ConformanceError(f"kit bug: the best match for {question!r} is low quality")
 
 
@@ -111,6 +178,27 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, category: s
         raise ConformanceError(f"kit bug: the best {category!r} match for {question!r} is not clearly good")
 
 
+@given(
+    parsers.parse(
+        'the best "{category}" match for "{question}" has a dense qualityScore between the two thresholds'
+    )
+)
+def _(
+    rqs_oracle: MilvusOracle,
+    rqs_scenario_corpus: ScenarioCorpus,
+    lookup_settings: LookupSettings,
+    category: str,
+    question: str,
+) -> None:
+    config = lookup_settings.config
+    quality = _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), category, config)
+    if not config.reference_threshold <= quality < config.highly_relevant_threshold:
+        raise ConformanceError(
+            f"kit bug: the best {category!r} match for {question!r} scores {quality:.3f}, not between "
+            f"{config.reference_threshold} and {config.highly_relevant_threshold}"
+        )
+
+
 @given(parsers.parse('no chunk of the corpus has category "{category}"'))
 def _(rqs_scenario_corpus: ScenarioCorpus, category: str) -> None:
     if category in rqs_scenario_corpus.categories:
@@ -127,14 +215,14 @@ def _(rqs_scenario_corpus: ScenarioCorpus, category: str) -> None:
     target_fixture="evidence",
 )
 def _(
-    rqs_implementation: Implementation,
-    rqs_info: ImplementationInfo,
+    rqs_judge: Judge,
     rqs_corpus: ScenarioCorpus,
+    lookup_settings: LookupSettings,
     mode: str,
     question: str,
     category: str,
 ) -> Evidence:
-    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, category)
+    return run_lookup(rqs_judge, rqs_corpus.query(question), mode, category, lookup_settings)
 
 
 @when(
@@ -142,33 +230,27 @@ def _(
     target_fixture="evidence",
 )
 def _(
-    rqs_implementation: Implementation,
-    rqs_info: ImplementationInfo,
-    rqs_corpus: ScenarioCorpus,
-    mode: str,
-    question: str,
+    rqs_judge: Judge, rqs_corpus: ScenarioCorpus, lookup_settings: LookupSettings, mode: str, question: str
 ) -> Evidence:
-    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, None)
+    return run_lookup(rqs_judge, rqs_corpus.query(question), mode, None, lookup_settings)
 
 
-def _lookup(
-    implementation: Implementation,
-    info: ImplementationInfo,
-    query: ScenarioQuery,
-    mode: str,
-    category: str | None,
+def run_lookup(
+    judge: Judge, query: ScenarioQuery, mode: str, category: str | None, settings: LookupSettings
 ) -> Evidence:
+    """Ask one lookup through the judge, which checks the whole reply against the oracle and the model."""
     checked = parse_mode(mode)
-    require_mode(info, "lookup", checked)
     request = LookupRequest(
         query_text=query.text,
         query_vector=query.vector,
         mode=checked,
         category=category,
-        retrieve_k=query.k,
-        config=CONFIG,
+        retrieve_k=settings.retrieve_k or query.k,
+        rrf_k=settings.rrf_k,
+        hints=settings.hints,
+        config=settings.config,
     )
-    reply = ask(implementation, "lookup", request, expect=LookupReply)
+    reply, _ = judge.lookup(request)
     return Evidence(reply=reply, question=query, mode=checked, category=category)
 
 
@@ -206,6 +288,32 @@ def _(evidence: Evidence, rqs_oracle: MilvusOracle, rqs_corpus: ScenarioCorpus, 
         f"the unfiltered retry finds {show_key(best)} first (merged or replacing, both conform); the "
         f"implementation's evidence is {[show_key(k) for k in evidence.keys]}"
     )
+
+
+@then(parsers.parse('the lookup path is "{path}"'))
+def _(evidence: Evidence, path: str) -> None:
+    assert evidence.path == path, (
+        f"with these settings the filtered result for category {evidence.category!r} "
+        f"{'is' if path == 'unfiltered_retry' else 'is not'} low quality, so the path SHALL be {path!r}; "
+        f"the implementation reports {evidence.path!r}"
+    )
+
+
+@then("the lookup result SHALL be low quality")
+def _(evidence: Evidence) -> None:
+    assert evidence.reply.is_low_quality, (
+        "the evidence the lookup settled on has a top qualityScore below the reference threshold, so the "
+        "result SHALL be low quality; the implementation answered isLowQuality=False"
+    )
+
+
+@then(parsers.parse('the evidence keeps at most {cap:d} chunks of "{doc}" and at most {return_n:d} blocks'))
+def _(evidence: Evidence, cap: int, doc: str, return_n: int) -> None:
+    shown = [show_key(k) for k in evidence.keys]
+    assert sum(d == doc for d, _ in evidence.keys) <= cap, (
+        f"rag.max-chunks-per-document={cap} SHALL hold in lookup too; the evidence is {shown}"
+    )
+    assert len(evidence.keys) <= return_n, f"rag.return-n={return_n} SHALL bound lookup evidence too: {shown}"
 
 
 @then("every evidence key is unique")

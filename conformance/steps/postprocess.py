@@ -12,10 +12,9 @@ from collections.abc import Sequence
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from .._calls import ask
+from .._judge import Judge
 from .._protocol import (
     Hints,
-    Implementation,
     PostProcessConfig,
     PostProcessReply,
     PostProcessRequest,
@@ -115,24 +114,24 @@ def _(candidates: Sequence[WireCandidate], datatable: list[list[str]]) -> Hints:
 
 
 def run_post_process(
-    implementation: Implementation,
+    judge: Judge,
     candidates: Sequence[WireCandidate],
     hints: Hints,
     config: PostProcessConfig,
 ) -> PostProcessReply:
     """Ask the implementation to post-process one batch (shared with the gate steps)."""
     request = PostProcessRequest(candidates=tuple(candidates), hints=hints, config=config)
-    return ask(implementation, "post_process", request, expect=PostProcessReply)
+    return judge.post_process(request)
 
 
 @when("post-process runs", target_fixture="postprocess_reply")
 def _(
-    rqs_implementation: Implementation,
+    rqs_judge: Judge,
     candidates: Sequence[WireCandidate],
     l0_hints: Hints,
     postprocess_config: PostProcessConfig,
 ) -> PostProcessReply:
-    return run_post_process(rqs_implementation, candidates, l0_hints, postprocess_config)
+    return run_post_process(rqs_judge, candidates, l0_hints, postprocess_config)
 
 
 # -- Then ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The single normalizer (R3): the dense formula to 1e-9, the hybrid rank mapping by its properties.
+"""The single normalizer (R3): the dense formula to float32 precision, the hybrid mapping by its properties.
 
 The spec fixes the dense formula, so the kit checks numbers. For hybrid it fixes only properties (rank
 1 -> 1.0, non-increasing in rank, no dense L2 or RRF magnitude needed), so any mapping with them passes.
@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from pytest_bdd import parsers, then, when
 
-from .._calls import ask
-from .._protocol import Implementation, PostProcessConfig, PostProcessReply, QualityRequest, WireCandidate
+from .._judge import Judge
+from .._protocol import PostProcessConfig, PostProcessReply, QualityRequest, WireCandidate
 from ._tables import TOLERANCE, optional_float
 
 # Batch sizes for the fused-score invariance check: the edges and two ordinary sizes keep it to a few
@@ -27,8 +27,8 @@ class Scored(NamedTuple):
     quality: float
 
 
-def _quality(implementation: Implementation, request: QualityRequest) -> float:
-    return ask(implementation, "quality_score", request, expect=float)
+def _quality(judge: Judge, request: QualityRequest) -> float:
+    return judge.quality_score(request)
 
 
 def _show(request: QualityRequest) -> str:
@@ -46,9 +46,9 @@ def _show(request: QualityRequest) -> str:
     converters={"d": optional_float},
     target_fixture="dense_scored",
 )
-def _(d: float | None, max_l2: float, rqs_implementation: Implementation) -> Scored:
+def _(d: float | None, max_l2: float, rqs_judge: Judge) -> Scored:
     request = QualityRequest(score_label="dense", score=d, max_l2_distance=max_l2)
-    return Scored(request, _quality(rqs_implementation, request))
+    return Scored(request, _quality(rqs_judge, request))
 
 
 @then(
@@ -80,11 +80,10 @@ def _(expected: float, dense_scored: Scored) -> None:
     ),
     target_fixture="hybrid_qualities",
 )
-def _(n_max: int, rqs_implementation: Implementation) -> dict[int, list[float]]:
+def _(n_max: int, rqs_judge: Judge) -> dict[int, list[float]]:
     # No score and no dense distance: the mapping must not need either.
     return {
-        n: [_quality(rqs_implementation, _hybrid(rank=r, n=n)) for r in range(1, n + 1)]
-        for n in range(1, n_max + 1)
+        n: [_quality(rqs_judge, _hybrid(rank=r, n=n)) for r in range(1, n + 1)] for n in range(1, n_max + 1)
     }
 
 
@@ -115,15 +114,13 @@ def _(hybrid_qualities: dict[int, list[float]]) -> None:
     "the mapping SHALL NOT require dense L2 or RRF raw magnitude: with neither given it answered, "
     "and these RRF scores leave every qualityScore unchanged"
 )
-def _(
-    hybrid_qualities: dict[int, list[float]], rqs_implementation: Implementation, datatable: list[list[str]]
-) -> None:
+def _(hybrid_qualities: dict[int, list[float]], rqs_judge: Judge, datatable: list[list[str]]) -> None:
     fused_scores = [float(row[0]) for row in datatable[1:]]
     for n in (size for size in _INVARIANCE_SIZES if size in hybrid_qualities):
         for r, without in enumerate(hybrid_qualities[n], start=1):
             for fused in fused_scores:
                 request = _hybrid(rank=r, n=n, score=fused)
-                quality = _quality(rqs_implementation, request)
+                quality = _quality(rqs_judge, request)
                 assert abs(quality - without) <= TOLERANCE, (
                     "the hybrid mapping SHALL NOT read the RRF raw magnitude: rank and batch size alone "
                     f"decide; for {_show(request)} the implementation answered {quality!r}, but "
@@ -155,7 +152,7 @@ def _(
     postprocess_reply: PostProcessReply,
     candidates: Sequence[WireCandidate],
     postprocess_config: PostProcessConfig,
-    rqs_implementation: Implementation,
+    rqs_judge: Judge,
 ) -> None:
     assert n == len(candidates), (
         f"kit fixture error: the scenario says {n} candidates, the table has {len(candidates)}"
@@ -174,7 +171,7 @@ def _(
             max_l2_distance=postprocess_config.max_l2_distance,
             dense_distance=candidate.dense_distance,
         )
-        expected = _quality(rqs_implementation, request)
+        expected = _quality(rqs_judge, request)
         assert abs(block.quality_score - expected) <= TOLERANCE, (
             "one normalizer SHALL produce every qualityScore; post-process gave block "
             f"{block.doc_id}#{block.chunk_index} qualityScore {block.quality_score!r}, but the normalizer "

@@ -11,16 +11,16 @@ from typing import Literal
 
 from pytest_bdd import given, parsers, then, when
 
-from .._calls import ask
-from .._corpus import ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
+from .._corpus import RRF_K, ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
+from .._judge import Judge
+from .._model import check_dense_only
 from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
-from .._protocol import Hit, Implementation, ImplementationInfo, SearchReply, SearchRequest
-from .._proxy import RecordedCall, RecordingProxy, non_dense_searches
-from .._skip import require_mode
+from .._protocol import Hit, SearchReply, SearchRequest
+from .._proxy import RecordedCall
 from .labels import kit_canonical
 
-__all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "show_key"]
+__all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "run_search", "show_key"]
 
 Mode = Literal["dense", "hybrid"]
 
@@ -38,6 +38,7 @@ class Searched:
     mode: Mode
     reply: SearchReply
     milvus_calls: tuple[RecordedCall, ...] = ()
+    rrf_k: int = RRF_K
 
     @property
     def by_rank(self) -> list[Hit]:
@@ -100,35 +101,53 @@ def _(rqs_oracle: MilvusOracle, rqs_scenario_corpus: ScenarioCorpus, question: s
     ),
     target_fixture="searched",
 )
-def _(
-    rqs_implementation: Implementation,
-    rqs_info: ImplementationInfo,
-    rqs_corpus: ScenarioCorpus,
-    rqs_recorder: RecordingProxy,
-    mode: str,
-    question: str,
+def _(rqs_judge: Judge, rqs_corpus: ScenarioCorpus, mode: str, question: str) -> Searched:
+    return run_search(rqs_judge, rqs_corpus.query(question), mode)
+
+
+@when(
+    parsers.parse(
+        'retrieval.search.mode is "hybrid" with RRF k {rrf_k:d} and the implementation searches the corpus '
+        'for "{question}"'
+    ),
+    target_fixture="searched",
+)
+def _(rqs_judge: Judge, rqs_corpus: ScenarioCorpus, rrf_k: int, question: str) -> Searched:
+    return run_search(rqs_judge, rqs_corpus.query(question), "hybrid", rrf_k=rrf_k)
+
+
+@when(
+    parsers.parse(
+        'retrieval.search.mode is "{mode}" and the implementation searches category "{category}" '
+        'for "{question}"'
+    ),
+    target_fixture="searched",
+)
+def _(rqs_judge: Judge, rqs_corpus: ScenarioCorpus, mode: str, category: str, question: str) -> Searched:
+    return run_search(rqs_judge, rqs_corpus.query(question), mode, category=category)
+
+
+def run_search(
+    judge: Judge, query: ScenarioQuery, mode: str, *, rrf_k: int = RRF_K, category: str | None = None
 ) -> Searched:
+    """Ask one search through the judge, which checks the whole reply and what reached Milvus."""
     checked = parse_mode(mode)
-    require_mode(rqs_info, "search", checked)
-    query = rqs_corpus.query(question)
-    request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=checked, k=query.k)
-    mark = rqs_recorder.mark()
-    reply = ask(rqs_implementation, "search", request, expect=SearchReply)
-    calls = tuple(rqs_recorder.calls_since(mark))
-    return Searched(question=query, mode=checked, reply=reply, milvus_calls=calls)
+    request = SearchRequest(
+        query_text=query.text,
+        query_vector=query.vector,
+        mode=checked,
+        k=query.k,
+        category=category,
+        rrf_k=rrf_k,
+    )
+    reply, calls = judge.search(request)
+    return Searched(question=query, mode=checked, reply=reply, milvus_calls=calls, rrf_k=rrf_k)
 
 
 @then("Milvus was asked for dense ANN searches only: no hybrid search and no keyword search")
 def _(searched: Searched) -> None:
-    searches = [call for call in searched.milvus_calls if call.is_search]
-    assert searches, (
-        "the spec requires mode dense to call dense ANN; the recording proxy saw no search at all from the "
-        f"implementation during this query (calls: {[c.method for c in searched.milvus_calls]})"
-    )
-    problems = non_dense_searches(searched.milvus_calls)
-    assert not problems, (
-        f"the spec requires mode dense to call dense ANN only; the implementation sent {problems}"
-    )
+    problems = check_dense_only(searched.milvus_calls, "the engine calls of this dense-mode search")
+    assert not problems, "\n".join(map(str, problems))
 
 
 @then("search returns hits")
@@ -136,6 +155,15 @@ def _(searched: Searched) -> None:
     assert searched.reply.hits, (
         f"the corpus holds matches for {searched.question.name!r}; the implementation's {searched.mode} "
         "search returned no hits"
+    )
+
+
+@then(parsers.parse('every hit belongs to category "{category}"'))
+def _(searched: Searched, rqs_corpus: ScenarioCorpus, category: str) -> None:
+    outside = [show_key(key_of(h)) for h in searched.by_rank if rqs_corpus.category_of(key_of(h)) != category]
+    assert not outside, (
+        f"a search filtered by category {category!r} SHALL return chunks of that category only; the "
+        f"implementation returned {outside} from other categories"
     )
 
 
@@ -208,11 +236,12 @@ def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
     query = searched.question
     ranks = [h.original_rank for h in searched.by_rank]
     assert ranks == list(range(1, len(ranks) + 1)), f"originalRank must run 1..n, got {ranks}"
-    fused = rqs_oracle.rrf(query.vector, query.text, query.k)
+    fused = rqs_oracle.rrf(query.vector, query.text, query.k, rrf_k=searched.rrf_k)
     assert_follows_ranking(
         [key_of(h) for h in searched.by_rank],
         fused,
-        f"hybrid hits by originalRank vs RRF (k=60) of separate dense and BM25 searches at limit {query.k}",
+        f"hybrid hits by originalRank vs RRF (k={searched.rrf_k}) of separate dense and BM25 searches at "
+        f"limit {query.k}",
     )
 
 

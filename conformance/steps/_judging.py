@@ -1,0 +1,33 @@
+"""The ``rqs_judge`` fixture: the implementation behind the one call site that checks every reply.
+
+Steps ask through the judge, never the implementation directly (see :mod:`conformance._judge`). Search
+and lookup reach the oracle and the recording proxy only when asked, so pure scenarios start no engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .._judge import NOTES, Judge
+from .._protocol import Implementation, ImplementationInfo
+
+__all__ = ["rqs_judge"]
+
+
+@pytest.fixture
+def rqs_judge(
+    request: pytest.FixtureRequest, rqs_implementation: Implementation, rqs_info: ImplementationInfo
+) -> Judge:
+    """Asks the implementation; raises a FAILED-scenario error naming the requirement a reply breaks."""
+    notes = request.node.stash.setdefault(NOTES, [])
+
+    def oracle() -> Any:
+        request.getfixturevalue("rqs_corpus")  # the implementation has the corpus before it is asked
+        return request.getfixturevalue("rqs_oracle")
+
+    def recorder() -> Any:
+        return request.getfixturevalue("rqs_recorder")
+
+    return Judge(rqs_implementation, rqs_info, oracle=oracle, recorder=recorder, notes=notes)
