@@ -1,8 +1,9 @@
 """The kit's scenario corpus: hand-designed texts and vectors whose answers are known in advance.
 
 No model is involved. Every chunk vector is a unit vector in ``DIM`` dimensions built from the cosines
-it is meant to have with the kit's three query directions (axis 0: network questions, axis 1: storage
-questions, axis 7: a question nothing answers well), the rest of its length spread over private axes.
+it is meant to have with the kit's four query directions (axis 0: network questions, axis 1: storage
+questions, axis 7: a question nothing answers well, axis 8: database replication), the rest of its length
+spread over private axes.
 For unit vectors the squared L2 distance Milvus reports is ``2 - 2 cos``, so choosing the cosines
 chooses the dense order. Cosines differ by at least 0.02, far above float32 noise: no dense ties.
 
@@ -27,7 +28,7 @@ from ._protocol import Corpus, CorpusChunk
 
 __all__ = ["DIM", "ChunkKey", "ScenarioCorpus", "ScenarioQuery", "build_corpus", "key_of"]
 
-DIM = 8
+DIM = 9
 RRF_K = 60
 _PRIVATE_AXES = (2, 3, 4, 5, 6)  # axes no query uses; they absorb what makes each vector unit length
 
@@ -43,33 +44,56 @@ class _Doc:
     cos_network: float  # cosine with the "failover" question (axis 0)
     cos_storage: float  # cosine with the "snapshot" question (axis 1)
     cos_far: float  # cosine with the "compliance" question (axis 7)
+    cos_replication: float  # cosine with the "replication" question (axis 8)
+    chunk_index: int = 0
 
 
 # Term counts: "failover" 3/2/1 in ops-failover-runbook / net-failover-drills / net-failover-basics;
-# "snapshot" 2/1 in sto-snapshot-policy / sto-volume-quotas. No other text holds either word.
+# "snapshot" 2/1 in sto-snapshot-policy / sto-volume-quotas; "replication" 3/2/1 in
+# ops-replication-checklist / db-replication-guide#0 / db-replication-guide#2. No other text holds any.
+# db-replication-guide has three chunks, all near the "replication" question: a per-document cap of 2
+# binds on its results. The documents added for "replication" sit below every older one on the older
+# questions' axes (and the older ones below them on axis 8), so the older questions are unchanged.
 _DOCS: tuple[_Doc, ...] = (
     _Doc("net-failover-basics", "network",
-         "failover basics explain gateway pairs sharing virtual addresses", 0.95, 0.02, 0.10),
+         "failover basics explain gateway pairs sharing virtual addresses", 0.95, 0.02, 0.10, -0.10),
     _Doc("net-routing-tables", "network",
-         "routing tables map destination prefixes toward neighbor routers", 0.90, 0.04, 0.12),
+         "routing tables map destination prefixes toward neighbor routers", 0.90, 0.04, 0.12, -0.08),
     _Doc("net-failover-drills", "network",
-         "failover drills rehearse failover spanning redundant gateway links", 0.80, 0.06, 0.14),
+         "failover drills rehearse failover spanning redundant gateway links", 0.80, 0.06, 0.14, -0.06),
     _Doc("net-dns-caching", "network",
-         "dns resolvers cache answers honoring record lifetime limits", 0.70, 0.08, 0.16),
+         "dns resolvers cache answers honoring record lifetime limits", 0.70, 0.08, 0.16, -0.04),
     _Doc("net-load-balancing", "network",
-         "load balancers spread incoming requests using health checks", 0.60, 0.10, 0.18),
+         "load balancers spread incoming requests using health checks", 0.60, 0.10, 0.18, -0.02),
     _Doc("ops-failover-runbook", "operations",
-         "failover runbook failover checklist failover pager escalation steps", 0.45, 0.12, 0.20),
+         "failover runbook failover checklist failover pager escalation steps", 0.45, 0.12, 0.20, 0.00),
     _Doc("sto-snapshot-policy", "storage",
-         "snapshot policy schedules nightly snapshot copies guarding volumes", 0.10, 0.90, 0.22),
+         "snapshot policy schedules nightly snapshot copies guarding volumes", 0.10, 0.90, 0.22, 0.02),
     _Doc("sto-volume-quotas", "storage",
-         "volume quotas cap capacity including snapshot reserve space", 0.15, 0.75, 0.24),
+         "volume quotas cap capacity including snapshot reserve space", 0.15, 0.75, 0.24, 0.04),
     _Doc("sto-backup-retention", "storage",
-         "backup retention rules keep weekly archives cold storage", 0.20, 0.60, 0.26),
+         "backup retention rules keep weekly archives cold storage", 0.20, 0.60, 0.26, 0.06),
     _Doc("bil-invoice-cycles", "billing",
-         "invoice cycles close monthly customer accounts receive statements", 0.05, 0.30, 0.28),
+         "invoice cycles close monthly customer accounts receive statements", 0.05, 0.30, 0.28, 0.08),
     _Doc("bil-refund-rules", "billing",
-         "refund rules require manager approval beyond thirty days", 0.25, 0.20, 0.30),
+         "refund rules require manager approval beyond thirty days", 0.25, 0.20, 0.30, 0.10),
+    _Doc("db-replication-guide", "database",
+         "replication guide explains replication setup spanning database clusters", 0.03, 0.00, 0.08, 0.93),
+    _Doc("db-replication-guide", "database",
+         "guide chapter configures primary nodes accepting client writes", 0.01, -0.02, 0.06, 0.89,
+         chunk_index=1),
+    _Doc("db-cluster-topology", "database",
+         "cluster topology diagrams depict primary replica placement choices", -0.01, -0.04, 0.04, 0.83),
+    _Doc("db-lag-monitor", "database",
+         "lag monitor tracks replica delay using heartbeat timestamps", -0.03, -0.06, 0.02, 0.76),
+    _Doc("db-replication-guide", "database",
+         "guide appendix lists replication settings tuning durability tradeoffs", -0.05, -0.08, 0.00, 0.70,
+         chunk_index=2),
+    _Doc("ops-disk-dashboards", "operations",
+         "monitoring dashboards graph disk latency plus queue depth", -0.07, -0.10, -0.02, 0.62),
+    _Doc("ops-replication-checklist", "operations",
+         "replication checklist replication drills replication rollback weekly steps", -0.09, -0.12, -0.04,
+         -0.14),
 )  # fmt: skip
 
 
@@ -172,7 +196,19 @@ def _axis(axis: int) -> tuple[float, ...]:
 
 
 def _keys(*doc_ids: str) -> tuple[ChunkKey, ...]:
-    return tuple((doc_id, 0) for doc_id in doc_ids)
+    """Chunk keys; ``"doc#2"`` names chunk 2 of ``doc``, a bare id chunk 0."""
+    out = []
+    for name in doc_ids:
+        doc, _, index = name.partition("#")
+        out.append((doc, int(index or 0)))
+    return tuple(out)
+
+
+# The documents added for "replication", in the order every older question ranks them (last).
+_NEW = (
+    "db-replication-guide", "db-replication-guide#1", "db-cluster-topology", "db-lag-monitor",
+    "db-replication-guide#2", "ops-disk-dashboards", "ops-replication-checklist",
+)  # fmt: skip
 
 
 def _queries() -> dict[str, ScenarioQuery]:
@@ -184,7 +220,7 @@ def _queries() -> dict[str, ScenarioQuery]:
         dense_order=_keys(
             "net-failover-basics", "net-routing-tables", "net-failover-drills", "net-dns-caching",
             "net-load-balancing", "ops-failover-runbook", "bil-refund-rules", "sto-backup-retention",
-            "sto-volume-quotas", "sto-snapshot-policy", "bil-invoice-cycles",
+            "sto-volume-quotas", "sto-snapshot-policy", "bil-invoice-cycles", *_NEW,
         ),
         bm25_order=_keys("ops-failover-runbook", "net-failover-drills", "net-failover-basics"),
         # basics 1/61+1/63, drills 1/63+1/62, runbook 1/61 (BM25 only), routing 1/62: differs from dense.
@@ -200,23 +236,44 @@ def _queries() -> dict[str, ScenarioQuery]:
         dense_order=_keys(
             "sto-snapshot-policy", "sto-volume-quotas", "sto-backup-retention", "bil-invoice-cycles",
             "bil-refund-rules", "ops-failover-runbook", "net-load-balancing", "net-dns-caching",
-            "net-failover-drills", "net-routing-tables", "net-failover-basics",
+            "net-failover-drills", "net-routing-tables", "net-failover-basics", *_NEW,
         ),
         bm25_order=_keys("sto-snapshot-policy", "sto-volume-quotas"),
         rrf_order=_keys(
             "sto-snapshot-policy", "sto-volume-quotas", "sto-backup-retention", "bil-invoice-cycles",
         ),
     )  # fmt: skip
+    # cos_far grows along the first eleven documents and falls along the rest.
+    far = (*reversed([(d.doc_id, d.chunk_index) for d in _DOCS[:11]]), *_keys(*_NEW))
     compliance = ScenarioQuery(
         name="compliance",
         text="compliance audit",  # neither word is in any text: BM25 finds nothing
         vector=_axis(7),
         k=4,
-        dense_order=tuple(reversed(_keys(*(d.doc_id for d in _DOCS)))),  # cos_far grows along _DOCS
+        dense_order=far,
         bm25_order=(),
-        rrf_order=tuple(reversed(_keys(*(d.doc_id for d in _DOCS))))[:4],
+        rrf_order=far[:4],
     )
-    return {q.name: q for q in (failover, snapshot, compliance)}
+    replication = ScenarioQuery(
+        name="replication",
+        text="replication",
+        vector=_axis(8),
+        k=6,
+        dense_order=_keys(
+            *_NEW[:6], "bil-refund-rules", "bil-invoice-cycles", "sto-backup-retention", "sto-volume-quotas",
+            "sto-snapshot-policy", "ops-failover-runbook", "net-load-balancing", "net-dns-caching",
+            "net-failover-drills", "net-routing-tables", "net-failover-basics", "ops-replication-checklist",
+        ),
+        bm25_order=_keys("ops-replication-checklist", "db-replication-guide", "db-replication-guide#2"),
+        # k=60: guide#0 1/61+1/62, guide#2 1/65+1/63, checklist 1/61 (BM25 only: dense ranks it last),
+        # guide#1 1/62, topology 1/63, lag 1/64. With k=1 checklist (1/2) passes guide#2 (1/6+1/4): RRF's
+        # k matters here, whatever the sub-search limits.
+        rrf_order=_keys(
+            "db-replication-guide", "db-replication-guide#2", "ops-replication-checklist",
+            "db-replication-guide#1", "db-cluster-topology", "db-lag-monitor",
+        ),
+    )  # fmt: skip
+    return {q.name: q for q in (failover, snapshot, compliance, replication)}
 
 
 def build_corpus(name: str = "scenario_corpus") -> ScenarioCorpus:
@@ -224,9 +281,11 @@ def build_corpus(name: str = "scenario_corpus") -> ScenarioCorpus:
     chunks = tuple(
         CorpusChunk(
             doc_id=doc.doc_id,
-            chunk_index=0,
+            chunk_index=doc.chunk_index,
             text=doc.text,
-            vector=_unit_vector(i, {0: doc.cos_network, 1: doc.cos_storage, 7: doc.cos_far}),
+            vector=_unit_vector(
+                i, {0: doc.cos_network, 1: doc.cos_storage, 7: doc.cos_far, 8: doc.cos_replication}
+            ),
             category=doc.category,
             source_type="runbook" if doc.doc_id.startswith("ops-") else "article",
         )

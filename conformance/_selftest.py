@@ -1,17 +1,19 @@
 """``rag-conformance selftest``: run the kit against its miniatures and check the mutation matrix.
 
-A miniature is a tiny implementation. A *broken* one violates one thing of the spec: the kit must fail
-it on exactly the scenarios the matrix lists, and pass it on every other one. A *conforming* one differs
-from the reference only where the spec allows: the kit must pass it everywhere. The mutation score is
-the share of broken miniatures the kit catches.
+A miniature is a tiny implementation. A *broken* one violates one requirement of the spec: the kit must
+fail it, every failure must name that requirement (the judge checks every reply against the whole spec,
+so a fault is caught wherever it shows, but always under the rule it breaks), and no scenario may ERROR
+on it (a one-fault implementation must be judged, not crash the kit). A *conforming* one differs from
+the reference only where the spec allows: the kit must pass it everywhere. The mutation score is the
+share of broken miniatures the kit catches under their named requirement.
 
 The matrix is data (TOML)::
 
     [miniatures.UncanonicalAlias]
     module = "broken"            # tests.miniatures.broken:UncanonicalAlias
-    kind = "broken"              # or "conforming" (then caught_by is empty)
-    caught_by = ["legacy-aliases-canonicalize", ...]
-    may_catch = ["prop-..."]     # optional: property scenarios that find it on some seeds only
+    kind = "broken"              # or "conforming" (then violates and caught_by are empty)
+    violates = ["score-labels"]  # requirement ids; every failure must name one of these
+    caught_by = ["legacy-aliases-canonicalize", ...]   # scenarios that must be among those failing it
 
 Miniatures live in the source checkout (``tests/miniatures``), not in the installed wheel.
 """
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from ._errors import ConformanceError
+from ._report import broken_requirements
 
 __all__ = ["Expectation", "MiniatureResult", "SelftestResult", "load_matrix", "run_selftest", "selftest_main"]
 
@@ -45,17 +48,13 @@ _CAUGHT = ("failed", "errored")
 
 @dataclass(frozen=True)
 class Expectation:
-    """One row of the matrix: a miniature, the scenario ids that must catch it, and those that may.
-
-    ``may_catch`` is for property scenarios whose catch is a side effect that random inputs find on some
-    seeds but not all (e.g. a cap property noticing a wrong order only when the cap happens to bind).
-    """
+    """One row of the matrix: a miniature, the requirements it violates, and scenarios that must catch it."""
 
     name: str
     module: str
     kind: Literal["broken", "conforming"]
     caught_by: frozenset[str]
-    may_catch: frozenset[str] = frozenset()
+    violates: frozenset[str] = frozenset()
 
     def adapter(self, package: str) -> str:
         """The adapter spec ``package.module:name`` that :func:`run_conformance` loads."""
@@ -72,19 +71,31 @@ class MiniatureResult:
     seconds: float
     output: str = ""
     error: str | None = None
+    broken: dict[str, tuple[str, ...]] = field(default_factory=dict)  # scenario id -> requirements broken
 
     @property
     def caught_by(self) -> frozenset[str]:
         return frozenset(i for i, s in self.statuses.items() if s in _CAUGHT)
 
     @property
+    def attributed(self) -> frozenset[str]:
+        """Scenarios that failed it under one of the requirements it violates."""
+        want = self.expectation.violates
+        return frozenset(
+            i for i, s in self.statuses.items() if s == "failed" and set(self.broken.get(i, ())) <= want
+        )
+
+    @property
     def caught(self) -> bool:
-        return bool(self.caught_by)
+        """Caught under its named requirement (a conforming miniature: failed or errored anywhere)."""
+        if self.expectation.kind == "conforming":
+            return bool(self.caught_by)
+        return bool(self.attributed)
 
     @property
     def unexpected(self) -> frozenset[str]:
-        """Scenarios that failed or errored but the matrix does not expect to."""
-        return self.caught_by - self.expectation.caught_by - self.expectation.may_catch
+        """Scenarios that errored, or failed under a requirement the miniature does not violate."""
+        return self.caught_by - self.attributed
 
     @property
     def missed(self) -> frozenset[str]:
@@ -116,7 +127,7 @@ class SelftestResult:
 
     def scenarios_catching_nothing(self) -> list[str]:
         """Scenario ids that caught no broken miniature: spec text the miniatures do not exercise."""
-        catching = {i for r in self.broken for i in r.caught_by}
+        catching = {i for r in self.broken for i in r.attributed}
         return [i for i in self.scenario_ids if i not in catching]
 
     @property
@@ -139,27 +150,28 @@ def load_matrix(path: str | Path) -> list[Expectation]:
     for name, row in rows.items():
         kind = row.get("kind")
         caught_by = row.get("caught_by", [])
-        may_catch = row.get("may_catch", [])
+        violates = row.get("violates", [])
         if kind not in ("broken", "conforming") or not isinstance(row.get("module"), str):
             raise ConformanceError(
                 f"{path}: miniature {name!r} needs module = '<module>' and kind = 'broken' or 'conforming'"
             )
-        if kind == "broken" and not caught_by:
-            raise ConformanceError(f"{path}: broken miniature {name!r} lists no scenario in caught_by")
-        if kind == "conforming" and (caught_by or may_catch):
+        if kind == "broken" and not violates:
             raise ConformanceError(
-                f"{path}: conforming miniature {name!r} must not list caught_by or may_catch: "
+                f"{path}: broken miniature {name!r} names no requirement in violates (e.g. violates = "
+                "['rank-order'])"
+            )
+        if kind == "conforming" and (caught_by or violates):
+            raise ConformanceError(
+                f"{path}: conforming miniature {name!r} must not list caught_by or violates: "
                 "the kit must pass it everywhere"
             )
-        if set(caught_by) & set(may_catch):
-            raise ConformanceError(f"{path}: {name!r} lists a scenario under both caught_by and may_catch")
         out.append(
             Expectation(
                 name=name,
                 module=row["module"],
                 kind=kind,
                 caught_by=frozenset(caught_by),
-                may_catch=frozenset(may_catch),
+                violates=frozenset(violates),
             )
         )
     return out
@@ -233,6 +245,7 @@ def _run_one(
         expectation=expectation,
         statuses={s.id: s.status for s in report.scenarios} if report else {},
         requirements={s.id: s.requirement_id for s in report.scenarios} if report else {},
+        broken={s.id: broken_requirements(s) for s in report.scenarios} if report else {},
         seconds=time.perf_counter() - t0,
         output=buffer.getvalue(),
         error=None if report else f"no report (pytest exit code {outcome.pytest_exit_code})",
@@ -251,7 +264,10 @@ def format_matrix(outcome: SelftestResult) -> str:
     header = ("miniature", "kind", *columns, "verdict")
     rows = []
     for r in outcome.results:
-        per_req = {c: sum(1 for i in r.caught_by if r.requirements.get(i) == c) for c in columns}
+        per_req = {
+            c: sum(1 for i in r.caught_by if c in (r.broken.get(i) or (r.requirements.get(i),)))
+            for c in columns
+        }
         rows.append(
             (r.expectation.name, r.expectation.kind, *(str(per_req[c] or ".") for c in columns), _verdict(r))
         )
@@ -265,7 +281,11 @@ def format_matrix(outcome: SelftestResult) -> str:
     lines.append(f"mutation score: {caught}/{broken} broken miniatures caught")
     for r in outcome.results:
         if r.unexpected:
-            lines.append(f"  {r.expectation.name}: unexpected failures {sorted(r.unexpected)}")
+            shown = [
+                f"{i} ({r.statuses[i]}: {', '.join(r.broken.get(i, ())) or 'no requirement'})"
+                for i in sorted(r.unexpected)
+            ]
+            lines.append(f"  {r.expectation.name}: unexpected {', '.join(shown)}")
         if r.missed:
             lines.append(f"  {r.expectation.name}: expected to be caught by {sorted(r.missed)}, but passed")
         if r.error:
@@ -277,13 +297,20 @@ def format_matrix(outcome: SelftestResult) -> str:
     return "\n".join(lines)
 
 
+def _counted_under(r: MiniatureResult, scenario: str) -> tuple[str, ...]:
+    """Where a catch counts: the requirements a failure broke, the scenario's own for an error."""
+    return r.broken.get(scenario) or (r.requirements.get(scenario, "?"),)
+
+
 def _verdict(r: MiniatureResult) -> str:
     if r.error:
         return "ERROR"
     if r.expectation.kind == "conforming":
         return "passes" if not r.caught else "FALSE ALARM"
     if not r.caught:
-        return "ESCAPED"
+        return "ESCAPED" if not r.caught_by else "MISATTRIBUTED"
+    if r.unexpected:
+        return "caught (+MISATTRIBUTED)"
     return "caught" if r.ok else "caught (MATRIX DRIFT)"
 
 

@@ -27,8 +27,16 @@ Feature: Hybrid quality gates MAY use optional dense distance without reordering
     And the evidence follows originalRank from the hybrid results
 
   @id:dense-distance-does-not-replace-hybrid-label-post-process @needs:post_process @spec:7ad6b5c08553
-  Scenario: Dense distance does not replace hybrid label (post-process)
-    Given hybrid candidates carrying denseDistance in the opposite order of their originalRank
+  Scenario Outline: Dense distance does not replace hybrid label (post-process)
+    Given maxL2Distance is <maxL2>
+    And <label> candidates carrying denseDistance on <which> candidates, in the opposite order of their originalRank
     When the implementation post-processes these hybrid candidates
     Then every evidence block has a scoreLabel canonicalizing to "hybrid"
     And the accepted evidence is in originalRank order
+
+    Examples: labels and aliases, another maxL2Distance, denseDistance on every or on some candidates
+      | label              | maxL2 | which |
+      | hybrid             | 2     | every |
+      | hybrid             | 4     | every |
+      | rrf_fused          | 2     | some  |
+      | bm25_only_no_dense | 0.6   | every |

@@ -5,27 +5,54 @@ Feature: Primary score labels SHALL be only dense or hybrid
   `l2_distance` as distinct first-class labels in new emissions."
 
   Searches run against the kit's own scenario corpus. The kit knows the answers in advance from its own
-  oracle: brute-force squared L2 distances (Milvus's L2 metric is squared Euclidean) and RRF (k = 60)
-  fused from separate dense and keyword searches. Labels are canonicalized with the kit's own table:
+  oracle: brute-force squared L2 distances (Milvus's L2 metric is squared Euclidean) and RRF (with the k
+  each request carries, 60 unless said otherwise) fused from separate dense and keyword searches. Every
+  search reply is checked whole: ranks 1..n, labels, the dense scores, the hybrid order, hybrid scores
+  that are fused scores (or ordered like them), any attached denseDistance, and what reached Milvus. Labels are canonicalized with the kit's own table:
   `dense` and `l2_distance` mean dense; `hybrid`, `rrf_fused` and `bm25_only_no_dense` mean hybrid.
 
   @id:dense-mode-labels-hits-as-dense @needs:search @spec:b596047db7fb
-  Scenario: Dense mode labels hits as dense
+  Scenario Outline: Dense mode labels hits as dense
     Given the kit's scenario corpus is loaded into the implementation
-    When retrieval.search.mode is "dense" and the implementation searches the corpus for "failover"
+    When retrieval.search.mode is "dense" and the implementation searches the corpus for "<question>"
     Then search returns hits
     And each hit has a scoreLabel canonicalizing to "dense"
     And each hit's score is the dense L2 distance of its chunk
     And originalRank orders the hits by ascending dense L2 distance
 
+    Examples:
+      | question    |
+      | failover    |
+      | replication |
+
   @id:hybrid-mode-labels-hits-as-hybrid @needs:search @spec:d9d5d669bb92
-  Scenario: Hybrid mode labels hits as hybrid
+  Scenario Outline: Hybrid mode labels hits as hybrid
     Given the kit's scenario corpus is loaded into the implementation
-    And the hybrid/RRF order for "failover" differs from its dense L2 order
-    When retrieval.search.mode is "hybrid" and the implementation searches the corpus for "failover"
+    And the hybrid/RRF order for "<question>" differs from its dense L2 order
+    When retrieval.search.mode is "hybrid" with RRF k <rrf k> and the implementation searches the corpus for "<question>"
     Then search returns hits
     And each hit has a scoreLabel canonicalizing to "hybrid"
     And hit order follows the hybrid/RRF result order via originalRank
+
+    Examples: the RRF k requested changes the order of "replication"
+      | question    | rrf k |
+      | failover    | 60    |
+      | replication | 60    |
+      | replication | 1     |
+
+  @id:a-category-filter-restricts-search @needs:search @derived
+  Scenario Outline: A category filter restricts the search to the category
+    Given the kit's scenario corpus is loaded into the implementation
+    When retrieval.search.mode is "<mode>" and the implementation searches category "<category>" for "<question>"
+    Then search returns hits
+    And every hit belongs to category "<category>"
+
+    Examples:
+      | mode   | category   | question    |
+      | dense  | database   | replication |
+      | hybrid | database   | replication |
+      | hybrid | operations | replication |
+      | dense  | billing    | snapshot    |
 
   @id:legacy-aliases-canonicalize @needs:quality @spec:bbb53ee2219d
   Scenario Outline: Legacy aliases canonicalize

@@ -38,8 +38,11 @@ def test_miniature_is_caught_exactly_where_the_matrix_says(selftest: SelftestRes
     result = next(r for r in selftest.results if r.expectation.name == name)
     assert result.error is None, f"{name}: {result.error}\n{result.output[-4000:]}"
     assert not result.unexpected, (
-        f"{name} failed scenarios the matrix does not expect: {sorted(result.unexpected)} "
-        f"(a kit bug, an over-specifying scenario, or a miniature breaking more than one thing)"
+        f"{name} violates {sorted(result.expectation.violates) or 'nothing'}, yet these scenarios errored or "
+        f"failed it under another requirement: "
+        f"{ {i: (result.statuses[i], result.broken.get(i)) for i in sorted(result.unexpected)} } "
+        "(a kit bug, a misattributed rule, an over-specifying scenario, or a miniature breaking more than "
+        "one thing)"
     )
     assert not result.missed, (
         f"{name} passed scenarios the matrix expects to catch it: {sorted(result.missed)} "
@@ -61,12 +64,15 @@ def test_every_scenario_catches_some_broken_miniature(selftest: SelftestResult) 
 
 def test_every_requirement_has_a_broken_miniature_it_catches(selftest: SelftestResult) -> None:
     requirements = {req for r in selftest.results for req in r.requirements.values()}
-    caught = {r.requirements[i] for r in selftest.broken for i in r.caught_by}
+    caught = {req for r in selftest.broken for i in r.attributed for req in r.broken.get(i, ())}
     assert requirements <= caught, f"requirements no miniature violates: {sorted(requirements - caught)}"
 
 
-def test_the_matrix_names_only_scenarios_that_exist(selftest: SelftestResult) -> None:
+def test_the_matrix_names_only_scenarios_and_requirements_that_exist(selftest: SelftestResult) -> None:
     known = set(selftest.scenario_ids)
-    named = {e.name: (e.caught_by | e.may_catch) - known for e in EXPECTATIONS}
+    requirements = {req for r in selftest.results for req in r.requirements.values()}
+    unknown = {e.name: sorted(e.violates - requirements) for e in EXPECTATIONS if e.violates - requirements}
+    assert not unknown, f"matrix.toml names requirement ids the kit does not have: {unknown}"
+    named = {e.name: e.caught_by - known for e in EXPECTATIONS}
     stale = {name: sorted(ids) for name, ids in named.items() if ids}
     assert not stale, f"matrix.toml names scenario ids the kit no longer has: {stale}"

@@ -73,7 +73,7 @@ def test_texts_are_analyzer_friendly(corpus: ScenarioCorpus) -> None:
     assert len(keys) == len(set(keys))
 
 
-@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance"])
+@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance", "replication"])
 def test_dense_order_is_the_brute_force_order_without_ties(corpus: ScenarioCorpus, name: str) -> None:
     query = corpus.query(name)
     distances = _distances(corpus, query)
@@ -82,7 +82,7 @@ def test_dense_order_is_the_brute_force_order_without_ties(corpus: ScenarioCorpu
     assert gaps.min() > 1e-3  # far above float32 noise: no engine can tie or swap them
 
 
-@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance"])
+@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance", "replication"])
 def test_bm25_order_follows_distinct_term_counts(corpus: ScenarioCorpus, name: str) -> None:
     query = corpus.query(name)
     counts = _term_counts(corpus, query)
@@ -91,7 +91,7 @@ def test_bm25_order_follows_distinct_term_counts(corpus: ScenarioCorpus, name: s
     assert len(query.bm25_order) <= query.k  # every BM25 match fits any sub-search limit >= k
 
 
-@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance"])
+@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance", "replication"])
 def test_rrf_order_has_no_ties_and_ignores_the_sub_search_limit(corpus: ScenarioCorpus, name: str) -> None:
     query = corpus.query(name)
     everything = len(corpus.corpus.chunks)
@@ -115,6 +115,26 @@ def test_failover_separates_hybrid_from_dense(corpus: ScenarioCorpus) -> None:
     assert all(abs(r.score - distances[r.key]) > 0.05 for r in fused)
     # The BM25-only chunk has a true L2 quality well above the placeholder's 0.
     assert _quality(distances[query.bm25_only[0]]) > 0.3
+
+
+def test_replication_makes_rrf_k_and_the_per_document_cap_matter(corpus: ScenarioCorpus) -> None:
+    query = corpus.query("replication")
+    everything = len(corpus.corpus.chunks)
+    orders = {}
+    for rrf_k in (1, RRF_K):
+        for sub_limit in range(query.k, everything + 1):
+            fused = rrf_fuse((query.dense_order[:sub_limit], query.bm25_order), rrf_k=rrf_k, limit=everything)
+            top = tuple(r.key for r in fused[: query.k])
+            assert orders.setdefault(rrf_k, top) == top, (rrf_k, sub_limit)  # no sub-search limit changes it
+            scores = [r.score for r in fused]
+            assert min(a - b for a, b in itertools.pairwise(scores)) > 1e-6
+    assert orders[RRF_K] == query.rrf_order
+    assert orders[1] != orders[RRF_K]  # an implementation that ignores the requested k is seen
+    assert query.bm25_only == (("ops-replication-checklist", 0),)
+    for order in (*orders.values(), query.dense_top_k):
+        assert sum(doc == "db-replication-guide" for doc, _ in order) == 3  # a cap of 2 binds
+    distances = _distances(corpus, query)
+    assert list(query.rrf_order) != sorted(query.rrf_order, key=distances.__getitem__)
 
 
 def test_categories_make_the_retry_decisions_clear(corpus: ScenarioCorpus) -> None:

@@ -48,7 +48,7 @@ def test_brute_force_l2_is_squared_euclidean_in_float32() -> None:
     assert distances.tolist() == [0.0, 2.0, 4.0]
 
 
-@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance"])
+@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance", "replication"])
 def test_brute_force_equals_the_engine_for_every_chunk(
     oracle: MilvusOracle, corpus: ScenarioCorpus, name: str
 ) -> None:
@@ -61,7 +61,7 @@ def test_brute_force_equals_the_engine_for_every_chunk(
     assert [r.key for r in engine] == [r.key for r in oracle.l2_order(query.vector)]
 
 
-@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance"])
+@pytest.mark.parametrize("name", ["failover", "snapshot", "compliance", "replication"])
 def test_the_engine_confirms_what_the_corpus_advertises(
     oracle: MilvusOracle, corpus: ScenarioCorpus, name: str
 ) -> None:

@@ -75,11 +75,17 @@ class UncanonicalAlias(Miniature):
     """Leaves the legacy alias ``rrf_fused`` as it is instead of canonicalizing it to ``hybrid``.
 
     Violates R1 "Legacy aliases canonicalize": "quality normalization SHALL canonicalize it to `dense`
-    or `hybrid` respectively before computing quality". The normalizer then has no branch for it.
+    or `hybrid` respectively before computing quality". Its normalizer reads a label it has no branch
+    for as an L2 distance, the legacy pipeline's default, so a fused score looks like a near-perfect match.
     """
 
     def canonicalize_label(self, label: str) -> str:
         return label if label == "rrf_fused" else super().canonicalize_label(label)
+
+    def quality_score(self, request: QualityRequest) -> float:
+        if self.canonicalize_label(request.score_label) not in ("dense", "hybrid"):
+            return self.dense_quality(request.score, request.max_l2_distance)
+        return super().quality_score(request)
 
 
 class L2AliasToHybrid(Miniature):
