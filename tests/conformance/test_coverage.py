@@ -122,7 +122,9 @@ def test_unbound_steps_and_empty_features_are_reported(features):
 def test_outline_steps_are_checked_per_example(features):
     path = features / "quality_gates.feature"
     # "the top qualityScore is {expected:g}" binds numbers only: one bad Examples row, one unbound step.
-    edited = path.read_text(encoding="utf-8").replace("| 0.2     | 0.9     | no  |", "| 0.2     | high    | no  |")
+    edited = path.read_text(encoding="utf-8").replace(
+        "| 0.2     | 0.9     | no  |", "| 0.2     | high    | no  |"
+    )
     path.write_text(edited, encoding="utf-8")
     problems = check_coverage(features, spec_path()).step_problems
     assert [(p.step, p.problem) for p in problems] == [
