@@ -1,7 +1,7 @@
 """Hypothesis strategies for the property scenarios: wire values any conforming implementation must accept.
 
 Inputs stay inside what the spec defines, so a property never judges a reading the spec leaves open
-(spec-readings.md):
+(features/spec/readings.md):
 
 - distances are finite and non-negative, ``maxL2Distance`` is positive, ranks lie within their batch;
 - a hybrid batch carries ``denseDistance`` on every hit, on some or on none (with some only, qualities

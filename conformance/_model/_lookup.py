@@ -5,7 +5,7 @@ returns, in order, with their true dense distances attached to hybrid hits. The 
 denseDistance or not (R7 "MAY"), so hybrid qualities may follow the L2 formula on the distance or any rank
 mapping, and the filtered result's "low quality" may differ between those readings: where the readings
 disagree either path conforms, where they agree the path is fixed. The retry result may replace the
-filtered one or be merged with it (spec-readings 7).
+filtered one or be merged with it (readings 7).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The spec's arithmetic and the kit's tolerances: one place, so every check agrees.
 
-Tolerance (spec-readings 11): an implementation in Java, Go or C# computes in float32 and Milvus returns
+Tolerance (readings 11): an implementation in Java, Go or C# computes in float32 and Milvus returns
 float32 distances; a quality that float32 arithmetic gets right (relative error about 1e-6) conforms.
 Rounding to a few decimals does not: it moves values across thresholds, and fails.
 """
@@ -32,7 +32,7 @@ LABELS: dict[str, str] = {
     "rrf_fused": "hybrid",
     "bm25_only_no_dense": "hybrid",
 }
-"""The kit's own canonical table, written from the spec (spec-readings 8: exactly these spellings)."""
+"""The kit's own canonical table, written from the spec (readings 8: exactly these spellings)."""
 
 
 def canonical(label: str) -> str | None:

@@ -10,8 +10,8 @@ A checker, not a second implementation. It pins what the spec fixes and accepts 
 - free: the order among equal ranks (and so which tied chunk a cap keeps); any rank mapping with rank 1
   -> 1.0 that never increases with rank (the batch size read before or after dedup); with denseDistance on
   every hybrid candidate, the L2 formula on it or a rank mapping (R7 "MAY"); with denseDistance on some
-  only, any quality in [0, 1] (spec-readings 5); "top" as the first block or the highest quality
-  (spec-readings 3); level names (checked across replies, not here); extra reply fields.
+  only, any quality in [0, 1] (readings 5); "top" as the first block or the highest quality
+  (readings 3); level names (checked across replies, not here); extra reply fields.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def kept_ranks(candidates: Sequence[WireCandidate], config: PostProcessConfig) -
 
 
 def top_readings(qualities: Sequence[float]) -> tuple[float, ...]:
-    """The allowed readings of "top qualityScore": the first block's, and the highest (spec-readings 3)."""
+    """The allowed readings of "top qualityScore": the first block's, and the highest (readings 3)."""
     if not qualities:
         return ()
     return tuple(dict.fromkeys((qualities[0], max(qualities))))
@@ -354,7 +354,7 @@ def _one_normalizer(
 ) -> list[Violation]:
     """Each block's quality is what the implementation's normalizer answers for its candidate.
 
-    The batch size may be read before or after dedup (spec-readings 4): either answer conforms.
+    The batch size may be read before or after dedup (readings 4): either answer conforms.
     """
     sizes = tuple(dict.fromkeys((len(batch.candidates), len({_key(c) for c in batch.candidates}))))
     for block, c in matched:

@@ -28,7 +28,7 @@ __all__ = [
 ChunkKey = tuple[str, int]
 TIE = 1e-12
 # Placeholder scores the legacy store gave BM25-only hits: maxL2Distance for unit vectors, 2 under the
-# design note's Euclidean reading and 4 under Milvus's squared L2 (spec-readings 2).
+# design note's Euclidean reading and 4 under Milvus's squared L2 (readings 2).
 MAX_L2_PLACEHOLDERS = (2.0, 4.0)
 DATA_READS = frozenset({"Search", "HybridSearch", "Query", "SearchByPrimaryKeys"})
 """Engine calls that read the collection's data (every other call is schema, loading or housekeeping)."""

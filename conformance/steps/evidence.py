@@ -10,8 +10,9 @@ from pytest_bdd import given, parsers, then, when
 
 from .._errors import ConformanceError
 from .._judge import Judge
+from .._model import close
 from .._oracle import MilvusOracle
-from .._protocol import PostProcessConfig, PostProcessRequest, WireCandidate
+from .._protocol import PostProcessConfig, PostProcessRequest, QualityRequest, WireCandidate
 from .labels import kit_canonical
 from .lookup import CONFIG, Evidence, dense_quality
 from .search import assert_follows_ranking, show_key
@@ -109,14 +110,14 @@ def _(evidence: Evidence, label: str) -> None:
 
 
 @then("the chunk that only keyword search finds does not get the qualityScore of a max-L2 placeholder")
-def _(evidence: Evidence, rqs_oracle: MilvusOracle) -> None:
-    """Allowed: the L2 formula of its TRUE distance (R7), or any rank mapping (R4). Forbidden: the
-    quality a max-L2 placeholder gives (0), when neither reading explains it.
+def _(evidence: Evidence, rqs_oracle: MilvusOracle, rqs_judge: Judge) -> None:
+    """Allowed: the L2 formula of its TRUE distance (R7), or any rank mapping (R3). Forbidden: the
+    quality a max-L2 placeholder gives (0), when neither reading explains it (readings 14).
 
-    A rank mapping is non-increasing in rank, so a placeholder 0 it produced would leave every later
-    block at 0 too; the legacy pipeline instead gives later, dense-found blocks their (positive) L2
-    quality. (A mixed batch with a rank mapping that drops to 0 at this rank would also read as the
-    placeholder; spec-readings 5 leaves mixed batches open and such a mapping is not seen in practice.)
+    Before calling a 0 a placeholder, the implementation's own normalizer is asked what a hybrid hit of
+    that rank gets in a batch of that size without a distance: an allowed rank mapping may reach 0. An
+    implementation without the ``quality`` capability is judged by the shape of the batch instead: a
+    rank mapping never increases with rank, so later blocks cannot score higher than a 0 it produced.
     """
     query = evidence.question
     assert query is not None
@@ -126,10 +127,17 @@ def _(evidence: Evidence, rqs_oracle: MilvusOracle) -> None:
     quality = blocks[position].quality_score
     placeholder = dense_quality(CONFIG.max_l2_distance, CONFIG.max_l2_distance)
     true_quality = dense_quality(rqs_oracle.l2(query.vector)[only], CONFIG.max_l2_distance)
-    if (
-        abs(quality - placeholder) > _QUALITY_TOLERANCE
-        or abs(true_quality - placeholder) <= _QUALITY_TOLERANCE
-    ):
+    if not close(quality, placeholder) or close(true_quality, placeholder):
+        return
+    if rqs_judge.info.supports("quality"):
+        rank = blocks[position].original_rank
+        asked = QualityRequest(score_label="hybrid", original_rank=rank, batch_size=query.k)
+        by_rank = rqs_judge.quality_score(asked)
+        assert close(by_rank, quality), (
+            f"the spec forbids max-L2 weak placeholders for BM25-only hits: {show_key(only)} (true L2 "
+            f"quality {true_quality:.3f}) got qualityScore {quality!r}, the quality of distance "
+            f"maxL2Distance, while the implementation's normalizer gives rank {rank} of {query.k} {by_rank!r}"
+        )
         return
     later = [b for b in blocks[position + 1 :] if b.quality_score > quality + _QUALITY_TOLERANCE]
     assert not later, (

@@ -169,7 +169,7 @@ def _(replies_by_hints: dict[str, PostProcessReply], postprocess_config: PostPro
     "support: the relevance level is the one it gets with supporting hints"
 )
 def _(replies_by_hints: dict[str, PostProcessReply]) -> None:
-    """spec-readings 12: the MAY permits PRECISE or HIGHLY_RELEVANT, it does not oblige either name; what
+    """readings 12: the MAY permits PRECISE or HIGHLY_RELEVANT, it does not oblige either name; what
     the scenario forbids is REQUIRING hint support, i.e. a level that changes when the hints stop matching.
     """
     supported = replies_by_hints[_HINT_RUNS[2]].relevance_level

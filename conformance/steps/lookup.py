@@ -2,7 +2,7 @@
 
 Quality expectations use the spec's dense formula and the default configuration sent with every
 request; which readings of "top qualityScore" and of the hybrid rank mapping an implementation chose is
-left open (spec-readings 3, 4, 7): the corpus makes every reading agree where the scenarios decide.
+left open (readings 3, 4, 7): the corpus makes every reading agree where the scenarios decide.
 """
 
 from __future__ import annotations

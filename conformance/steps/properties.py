@@ -1,8 +1,9 @@
 """Property scenarios: the spec's universal statements, checked by Hypothesis through the adapter.
 
 Each Given names the generated inputs (a strategy from :mod:`conformance._strategies`, kept in the
-``generated`` fixture); each Then runs one property over them. Properties hold for every reading the
-spec allows (spec-readings.md): the conforming miniatures in ``tests/miniatures/conforming.py`` pass them.
+``generated`` fixture); each Then runs one property over them, and the judge checks every reply whole.
+Properties hold for every reading the spec allows (``features/spec/readings.md``): the conforming
+miniatures in ``tests/miniatures/`` pass them.
 
 Reproducibility: every property of a run uses the run's one seed (``--rqs-seed``, else random and
 recorded in the report) and the example count of ``--rqs-profile``. A failure FAILS the scenario with

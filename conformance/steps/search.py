@@ -25,7 +25,7 @@ __all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "run_sear
 Mode = Literal["dense", "hybrid"]
 
 # The legacy store's "weak placeholder" for BM25-only hits was maxL2Distance: for unit vectors 2 under
-# the design note's Euclidean reading, 4 under Milvus's squared L2 (spec-readings 2). A fused score is
+# the design note's Euclidean reading, 4 under Milvus's squared L2 (readings 2). A fused score is
 # at most 2 / (rrf_k + 1), so a conforming hybrid score never equals either.
 _MAX_L2_PLACEHOLDERS = (2.0, 4.0)
 
@@ -184,7 +184,7 @@ def _(searched: Searched, label: str) -> None:
 def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
     query = searched.question
     distances = rqs_oracle.l2(query.vector)
-    # spec-readings 1: the engine's own distance for the hit, which is also the brute-force squared L2.
+    # readings 1: the engine's own distance for the hit, which is also the brute-force squared L2.
     engine = {r.key: r.score for r in rqs_oracle.dense_search(query.vector, len(distances))}
     for hit in searched.by_rank:
         want = distances[key_of(hit)]

@@ -1,7 +1,7 @@
 """Conforming variants: implementations that differ from the reference where the spec leaves room.
 
 A kit that failed any of these would over-specify: it would test the reference's choices, not the
-spec. Each docstring names the spec text (and the reading in spec-readings.md) that allows the
+spec. Each docstring names the spec text (and the reading in features/spec/readings.md) that allows the
 difference. They must pass every applicable scenario.
 """
 
@@ -28,7 +28,7 @@ class ReciprocalRank(Miniature):
     """Hybrid rank mapping ``1 / r``.
 
     Allowed by R3 "Hybrid quality from rank": monotone non-increasing, rank 1 -> 1.0, no dense L2 and no
-    RRF magnitude (spec-readings 4: "Any such mapping conforms").
+    RRF magnitude (readings 4: "Any such mapping conforms").
     """
 
     def rank_quality(self, rank: int, batch_size: int) -> float:
@@ -38,7 +38,7 @@ class ReciprocalRank(Miniature):
 class ExponentialDecayRank(Miniature):
     """Hybrid rank mapping ``0.5 ** (r - 1)``: steeper than linear, never reaching 0.
 
-    Allowed by R3 "Hybrid quality from rank" (spec-readings 4).
+    Allowed by R3 "Hybrid quality from rank" (readings 4).
     """
 
     def rank_quality(self, rank: int, batch_size: int) -> float:
@@ -48,7 +48,7 @@ class ExponentialDecayRank(Miniature):
 class BatchAfterDedup(Miniature):
     """Counts the rank mapping's batch ``n`` after dedup (distinct chunks), not every candidate handed in.
 
-    Allowed by R3 "within a candidate batch of size `n`" (spec-readings 4: "Batch may be the candidates
+    Allowed by R3 "within a candidate batch of size `n`" (readings 4: "Batch may be the candidates
     before or after dedup").
     """
 
@@ -60,7 +60,7 @@ class HighlyRelevantLevel(Miniature):
     """Assigns ``HIGHLY_RELEVANT`` where the reference assigns ``PRECISE``.
 
     Allowed by R5 "PRECISE does not require hint support": "the system MAY assign `PRECISE` or
-    `HIGHLY_RELEVANT`" (spec-readings 6).
+    `HIGHLY_RELEVANT`" (readings 6).
     """
 
     def high_level(self) -> str:
@@ -71,7 +71,7 @@ class EvidenceKeyTieBreak(Miniature):
     """Breaks ties of equal ``originalRank`` by evidence key instead of input order.
 
     Allowed by R4: "order candidates by `originalRank` ascending (stable tie-break allowed)"
-    (spec-readings 10: "any stable order among ties conforms"). The order is a pure function of the
+    (readings 10: "any stable order among ties conforms"). The order is a pure function of the
     candidates, so it is deterministic for any input order.
     """
 
@@ -96,7 +96,7 @@ class ExtraHitReasons(Miniature):
 class FirstBlockTopQuality(Miniature):
     """Reads "top qualityScore" as the quality of the first accepted block (rank order), not the highest.
 
-    Allowed by R5 "Low quality uses top qualityScore" (spec-readings 3: either reading; the kit checks
+    Allowed by R5 "Low quality uses top qualityScore" (readings 3: either reading; the kit checks
     only fixtures where they coincide).
     """
 

@@ -49,7 +49,7 @@ def test_unknown_label_is_rejected_naming_it_and_the_accepted_ones(label):
 
 @pytest.mark.parametrize("label", ["Dense", "HYBRID", "L2_DISTANCE", "Rrf_Fused"])
 def test_reference_rejects_case_variants(label):
-    # The spec does not say; the reference documents that it refuses to guess (spec-readings 8).
+    # The spec does not say; the reference documents that it refuses to guess (readings 8).
     with pytest.raises(UnknownScoreLabelError):
         canonicalize_label(label)
 

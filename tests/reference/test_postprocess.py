@@ -189,7 +189,7 @@ def test_rank_above_batch_size_gives_quality_in_unit_interval():
 
 
 def test_reference_hybrid_batch_size_counts_candidates_before_dedup():
-    # Reference choice (spec-readings 4): n is the number of candidates handed in, duplicates included.
+    # Reference choice (readings 4): n is the number of candidates handed in, duplicates included.
     batch = [cand("A", 0, 1), cand("A", 0, 2), cand("B", 0, 3), cand("C", 0, 4)]
     result = post_process(batch, Settings())
     assert [b.quality_score for b in result.blocks] == pytest.approx([1.0, 0.5, 0.25], abs=1e-9)
@@ -277,14 +277,14 @@ def test_hybrid_rank_one_without_dense_distance_is_highly_relevant():
     ],
 )
 def test_reference_levels_below_the_threshold(distance, level, completeness):
-    # Lower levels are implementation-defined (spec-readings 6); these are the reference's own.
+    # Lower levels are implementation-defined (readings 6); these are the reference's own.
     result = dense_result(distance)
     assert result.relevance_level is level
     assert result.completeness is completeness
 
 
 def test_reference_top_quality_is_the_highest_accepted_quality():
-    # Reference reading of "top qualityScore" (spec-readings 3) where first and highest differ.
+    # Reference reading of "top qualityScore" (readings 3) where first and highest differ.
     batch = [cand("A", 0, 1, dense_distance=1.8), cand("B", 0, 2, dense_distance=0.2)]
     result = post_process(batch, Settings())
     assert result.top_quality_score == pytest.approx(0.9, abs=1e-9)
