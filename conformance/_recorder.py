@@ -14,6 +14,7 @@ import pytest
 
 from ._errors import ConformanceError
 from ._judge import NOTES
+from ._junit import write_junit
 from ._paths import spec_path
 from ._report import NOT_APPLICABLE_PREFIX, Environment, Report, ScenarioResult, build_report, format_table
 
@@ -130,6 +131,7 @@ class Recorder:
         if self.report_dir is not None:
             self.report_dir.mkdir(parents=True, exist_ok=True)
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
+            write_junit(self.report, self.report_dir / "junit.xml")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:

@@ -131,10 +131,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for module in (*STEP_MODULES, *FIXTURE_MODULES):
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
+    # The Recorder writes report.json and junit.xml (one suite per requirement) into the report dir.
     report_dir = config.getoption(OPT_REPORT)
-    if report_dir and not getattr(config.option, "xmlpath", None):
-        Path(report_dir).mkdir(parents=True, exist_ok=True)
-        config.option.xmlpath = str(Path(report_dir) / "junit.xml")
     config.pluginmanager.register(Recorder(config, report_dir), "rqs-recorder")
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
