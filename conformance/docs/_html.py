@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .._spec import Spec
@@ -9,6 +10,7 @@ from ._html_parts import (
     background_block,
     esc,
     gherkin_block,
+    inline,
     prose,
     requirement_cell,
     spec_block,
@@ -19,7 +21,11 @@ from ._html_parts import (
 from ._model import Column, RequirementPage, counts_text, unshown_results, verdict_class
 from ._templates import CSS, PAGE
 
-__all__ = ["index_page", "requirement_page"]
+__all__ = [
+    "index_page",
+    "readings_page",
+    "requirement_page",
+]
 
 SITE_TITLE = "rag-retrieval-quality-score conformance"
 # Statuses whose message a reader needs; a passed scenario has none worth showing.
@@ -116,7 +122,9 @@ def index_page(pages: Sequence[RequirementPage], columns: Sequence[Column], spec
     body = [
         f"<h1>{esc(SITE_TITLE)}</h1>",
         '<p class="lead">The spec\'s requirements, their scenarios as Gherkin, and how each implementation '
-        "fared. Pick a requirement for its spec text, scenarios and failure messages.</p>",
+        "fared. Pick a requirement for its spec text, scenarios and failure messages. A failure counts "
+        "under the requirement whose rule it broke. Where the spec allows several readings, the kit "
+        'passes each: <a href="readings.html">the readings</a>.</p>',
         "<h2>Implementations</h2>",
         _implementations(columns, spec, pages),
         "<h2>Requirements</h2>",
@@ -157,11 +165,31 @@ def _scenario_results(scenario_id: str | None, columns: Sequence[Column]) -> str
         if result is not None and result.examples > 1:
             cell += f'<span class="sub">{result.examples} examples</span>'
         message = ""
+        if result is not None and result.status == "failed" and result.broken_requirements:
+            first = esc(result.broken_requirements[0])
+            breaks = esc(", ".join(result.broken_requirements))
+            cell += f'<span class="sub">breaks <a href="{first}.html">{breaks}</a></span>'
         if result is not None and result.status in _SHOW_MESSAGE and result.message:
             quiet = "" if result.status in ("failed", "errored") else " quiet"
             message = f'<pre class="message{quiet}">{esc(result.message)}</pre>'
+        if result is not None and result.notes:
+            message += "".join(f'<p class="note">{esc(note)}</p>' for note in result.notes)
         rows.append((esc(c.label), cell, message))
     return table(("implementation", "status", "message"), rows, escaped=True)
+
+
+def readings_page(markdown: str, spec: Spec, columns: Sequence[Column]) -> str:
+    """The readings page (``features/spec/readings.md``): headings and paragraphs, inline code kept."""
+    body = []
+    for block in re.split(r"\n\s*\n", markdown.strip()):
+        text = " ".join(block.split())
+        if block.startswith("# "):
+            body.append(f"<h1>{inline(text[2:])}</h1>")
+        elif block.startswith("## "):
+            body.append(f"<h2>{inline(text[3:])}</h2>")
+        else:
+            body.append(f'<p class="prose">{inline(text)}</p>')
+    return _page("Readings", "\n".join(body), crumb="readings", footer=_footer(spec, columns))
 
 
 def requirement_page(page: RequirementPage, columns: Sequence[Column], spec: Spec) -> str:

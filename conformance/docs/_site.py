@@ -14,7 +14,7 @@ from .._paths import features_dir, spec_path
 from .._spec import read_spec
 from ._badge import badge
 from ._gherkin import read_features
-from ._html import index_page, requirement_page
+from ._html import index_page, readings_page, requirement_page
 from ._markdown import index_markdown, requirement_markdown
 from ._model import load_columns, pages_for
 
@@ -62,6 +62,11 @@ def build_site(
     for page in pages:
         written.append(write(f"{page.stem}.html", requirement_page(page, columns, parsed)))
         write(f"{page.stem}.md", requirement_markdown(page, columns))
+    readings = (Path(spec).parent if spec else spec_path().parent) / "readings.md"
+    if readings.is_file():
+        text = readings.read_text(encoding="utf-8")
+        written.append(write("readings.html", readings_page(text, parsed, columns)))
+        write("readings.md", text)
     badges = [write(f"badges/{c.slug}.json", json.dumps(badge(c.report), indent=2) + "\n") for c in columns]
     return Site(
         root=root,

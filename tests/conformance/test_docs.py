@@ -40,7 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_one_page_per_requirement_in_html_and_markdown(site: Path) -> None:
-    stems = {p.stem for p in site.glob("*.html")} - {"index"}
+    stems = {p.stem for p in site.glob("*.html")} - {"index", "readings"}
     requirement_ids = {
         line.split("@req:")[1].split()[0]
         for path in features_dir().rglob("*.feature")
@@ -48,7 +48,14 @@ def test_one_page_per_requirement_in_html_and_markdown(site: Path) -> None:
         if "@req:" in line
     }
     assert stems == requirement_ids
-    assert {p.stem for p in site.glob("*.md")} == stems | {"README"}
+    assert {p.stem for p in site.glob("*.md")} == stems | {"README", "readings"}
+
+
+def test_the_readings_page_is_part_of_the_site(site: Path) -> None:
+    page = (site / "readings.html").read_text(encoding="utf-8")
+    assert "<h2>12. PRECISE at the threshold</h2>" in page
+    assert "<code>dense-only</code>" in page
+    assert 'href="readings.html"' in (site / "index.html").read_text(encoding="utf-8")
 
 
 def test_the_index_names_both_engines_when_one_implementation_ran_on_two(site: Path) -> None:
