@@ -126,8 +126,34 @@ class Judge:
         found = model.check_lookup(request, reply, lookup_truth(self._need_oracle(), request))
         if request.mode == "dense":
             found += model.check_dense_only(calls, "the engine calls of a dense-mode lookup")
+        if found and self.info.supports("search", request.mode):
+            # Evidence built on a broken search breaks the search's rules first: say those.
+            found = self._search_faults(request) or found
         self._verdict("lookup", found)
         return reply, tuple(calls)
+
+    def _search_faults(self, request: LookupRequest) -> list[model.Violation]:
+        """What the implementation's own search breaks for the searches this lookup makes."""
+        for category in dict.fromkeys((request.category, None)):
+            search = SearchRequest(
+                query_text=request.query_text,
+                query_vector=request.query_vector,
+                mode=request.mode,
+                k=request.retrieve_k,
+                category=category,
+                rrf_k=request.rrf_k,
+            )
+            with self._recording() as calls:
+                reply: SearchReply = ask(self.implementation, "search", search, expect=SearchReply)
+            found = model.check_search(search, reply, search_truth(self._need_oracle(), search))
+            if request.mode == "dense":
+                found += model.check_dense_only(calls, "the engine calls of a dense-mode search")
+            if found:
+                return [
+                    model.Violation(v.rule, f"the search under this lookup: {v.item}", v.expected, v.actual)
+                    for v in found
+                ]
+        return []
 
     # -- helpers -------------------------------------------------------------------------------------
 

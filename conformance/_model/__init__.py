@@ -10,7 +10,7 @@ accepted (see ``features/spec/readings.md``).
 from ._lookup import Attempt, LookupTruth, check_lookup, low_quality_readings
 from ._numbers import DISTANCE_TOLERANCE, LABELS, QUALITY_TOLERANCE, canonical, close, dense_quality
 from ._postprocess import DROP_REASONS, Normalizer, check_post_process, kept_ranks, top_readings
-from ._rules import RULES, Rule, SpecViolationError, Violation, violation
+from ._rules import RULES, Rule, SpecViolationError, Violation, expect, violation
 from ._search import DATA_READS, Expected, SearchTruth, check_dense_only, check_search, tie_groups
 from ._single import check_label, check_quality
 
@@ -38,6 +38,7 @@ __all__ = [
     "check_search",
     "close",
     "dense_quality",
+    "expect",
     "kept_ranks",
     "low_quality_readings",
     "tie_groups",

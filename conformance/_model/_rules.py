@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["RULES", "Rule", "SpecViolationError", "Violation", "violation"]
+__all__ = ["RULES", "Rule", "SpecViolationError", "Violation", "expect", "violation"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,17 @@ _ALL = (
          "non-increasing function of originalRank over the batch (equal ranks, equal quality)"),
     Rule("one-normalizer", "single-normalizer", "one normalizer API produces every qualityScore: an "
          "evidence block carries what the normalizer answers for its candidate"),
+    Rule("no-raw-magnitude", "single-normalizer", "the hybrid mapping SHALL NOT require dense L2 or RRF "
+         "raw magnitude: the same ranks give the same qualities whatever the fused scores"),
+    Rule("dense-distance-quality", "single-normalizer", "with denseDistance, hybrid quality is the L2 "
+         "formula (the normalizer's dense branch, configured maxL2Distance) on that distance, or a rank "
+         "mapping"),
     # -- R4: rank order ----------------------------------------------------------------------------
     Rule("rank-order", "rank-order", "post-processing SHALL order candidates by originalRank ascending "
          "(stable tie-break allowed)"),
+    Rule("no-boost", "rank-order", "post-processing SHALL NOT re-order or rescore by L0 domain/entity/"
+         "keyword/source_type hints: changing the hints changes the accepted blocks and their qualities "
+         "in nothing"),
     Rule("evidence-identity", "rank-order", "each evidence block is one of the candidates (same docId, "
          "chunkIndex and originalRank) and its evidenceKey is docId#chunkIndex"),
     Rule("dedup", "rank-order", "a chunk (docId#chunkIndex) is accepted at most once"),
@@ -72,6 +80,8 @@ _ALL = (
     Rule("top-quality", "quality-gates", "topSimilarity (topQualityScore) is the top qualityScore"),
     Rule("relevance-hints", "quality-gates", "the relevance level SHALL use qualityScore only: the same "
          "qualities give the same level, whatever the L0 hints"),
+    Rule("gates-hints", "quality-gates", "low quality and topSimilarity SHALL use qualityScore only: L0 "
+         "hints change neither"),
     Rule("retry-path", "quality-gates", "the category-filter retry runs exactly when the filtered result "
          "is low quality, and only when a category filter was used"),
     Rule("retry-evidence", "quality-gates", "a lookup's evidence is the post-processed result it reports: "
@@ -84,8 +94,6 @@ _ALL = (
          "still canonicalize to hybrid"),
     Rule("dense-distance-value", "dense-distance-gates", "an attached denseDistance is the hit's dense L2 "
          "distance"),
-    Rule("dense-distance-quality", "dense-distance-gates", "with denseDistance, hybrid quality is the L2 "
-         "formula on that distance (configured maxL2Distance), or a rank mapping"),
 )  # fmt: skip
 
 RULES = MappingProxyType({rule.id: rule for rule in _ALL})
@@ -105,6 +113,10 @@ class Violation:
     def requirement(self) -> str:
         return self.rule.requirement
 
+    def fail(self) -> SpecViolationError:
+        """This violation as the error a Then step raises."""
+        return SpecViolationError("reply", [self])
+
     def __str__(self) -> str:
         return (
             f"[{self.rule.requirement}: {self.rule.id}] {self.item}: expected {self.expected}; "
@@ -115,6 +127,12 @@ class Violation:
 def violation(rule_id: str, item: str, expected: str, actual: str) -> Violation:
     """A violation of the rule ``rule_id`` (a typo in the id is the kit's bug and raises KeyError)."""
     return Violation(RULES[rule_id], item, expected, actual)
+
+
+def expect(holds: bool, rule_id: str, item: str, expected: str, actual: str) -> None:
+    """For Then steps: unless ``holds``, fail with a violation of ``rule_id`` (and so of its requirement)."""
+    if not holds:
+        raise violation(rule_id, item, expected, actual).fail()
 
 
 class SpecViolationError(AssertionError):

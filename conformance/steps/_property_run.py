@@ -5,6 +5,7 @@ Kept apart from the step module so that :mod:`conformance.steps.properties` read
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from .._errors import AdapterCallError
 from .._judge import Judge
+from .._model import top_readings
 from .._protocol import (
     Block,
     Hints,
@@ -24,7 +26,16 @@ from .._protocol import (
     WireCandidate,
 )
 
-__all__ = ["PropertyRun", "close", "post", "quality", "shown", "without_reasons"]
+__all__ = [
+    "PropertyRun",
+    "close",
+    "gates_comparable",
+    "post",
+    "quality",
+    "same_qualities",
+    "same_ranks",
+    "shown",
+]
 
 _PHASES = tuple(Phase)
 _UNSHRUNK = (Phase.explicit, Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
@@ -111,10 +122,37 @@ def shown(blocks: Sequence[Block]) -> str:
     return ", ".join(f"{b.evidence_key} (rank {b.original_rank}, q={b.quality_score:.6g})" for b in blocks)
 
 
-def without_reasons(reply: PostProcessReply) -> tuple[Any, ...]:
-    blocks = tuple((b.evidence_key, b.original_rank, b.score_label) for b in reply.blocks)
-    qualities = [b.quality_score for b in reply.blocks]
-    return blocks, qualities, reply.relevance_level, reply.is_low_quality, reply.top_quality_score
+def same_ranks(one: PostProcessReply, two: PostProcessReply) -> bool:
+    """The same originalRanks accepted in the same order (which tied chunk may differ: readings 10)."""
+    return [b.original_rank for b in one.blocks] == [b.original_rank for b in two.blocks]
+
+
+def same_qualities(one: PostProcessReply, two: PostProcessReply, batch: Sequence[WireCandidate]) -> bool:
+    """The same qualityScores rank by rank, where the batch leaves no choice: a tie group that a cap or
+    return-n cut may keep other chunks of that rank, with other qualities (readings 10)."""
+    candidates = Counter(c.original_rank for c in batch)
+    mine, theirs = _by_rank(one), _by_rank(two)
+    for rank in mine.keys() | theirs.keys():
+        a, b = mine.get(rank, []), theirs.get(rank, [])
+        if len(a) != len(b):
+            return False
+        if candidates[rank] == len(a) and not close(a, b):
+            return False
+    return True
+
+
+def _by_rank(reply: PostProcessReply) -> dict[int, list[float]]:
+    groups: dict[int, list[float]] = {}
+    for b in reply.blocks:
+        groups.setdefault(b.original_rank, []).append(b.quality_score)
+    return {rank: sorted(qualities) for rank, qualities in groups.items()}
+
+
+def gates_comparable(one: PostProcessReply, two: PostProcessReply) -> bool:
+    """Whether both replies must decide the gates alike: the same accepted qualities and the same tops."""
+    qualities = [b.quality_score for b in one.blocks], [b.quality_score for b in two.blocks]
+    tops = sorted(top_readings(qualities[0])), sorted(top_readings(qualities[1]))
+    return close(sorted(qualities[0]), sorted(qualities[1])) and close(*tops)
 
 
 def close(a: Sequence[float], b: Sequence[float], tolerance: float = _EXACT) -> bool:

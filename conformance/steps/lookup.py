@@ -15,6 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from .._corpus import RRF_K, ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
 from .._judge import Judge
+from .._model import expect
 from .._oracle import MilvusOracle
 from .._protocol import Hints, LookupReply, LookupRequest, PostProcessConfig, PostProcessReply
 from ._tables import hints_from_table, settings_from_table
@@ -309,11 +310,16 @@ def _(evidence: Evidence) -> None:
 
 @then(parsers.parse('the evidence keeps at most {cap:d} chunks of "{doc}" and at most {return_n:d} blocks'))
 def _(evidence: Evidence, cap: int, doc: str, return_n: int) -> None:
-    shown = [show_key(k) for k in evidence.keys]
-    assert sum(d == doc for d, _ in evidence.keys) <= cap, (
-        f"rag.max-chunks-per-document={cap} SHALL hold in lookup too; the evidence is {shown}"
+    shown = str([show_key(k) for k in evidence.keys])
+    item = "lookup evidence"
+    expect(
+        sum(d == doc for d, _ in evidence.keys) <= cap,
+        "per-document-cap",
+        item,
+        f"at most {cap} of {doc!r}",
+        shown,
     )
-    assert len(evidence.keys) <= return_n, f"rag.return-n={return_n} SHALL bound lookup evidence too: {shown}"
+    expect(len(evidence.keys) <= return_n, "return-n", item, f"at most {return_n} blocks", shown)
 
 
 @then("every evidence key is unique")
@@ -326,7 +332,10 @@ def _(evidence: Evidence) -> None:
 def _(evidence: Evidence, rqs_corpus: ScenarioCorpus, category: str) -> None:
     outside = [show_key(k) for k in evidence.keys if rqs_corpus.category_of(k) != category]
     assert evidence.keys, f"the filtered lookup for category {category!r} returned no evidence"
-    assert not outside, (
-        f"the filtered lookup for category {category!r} was used without retry, so its evidence must come "
-        f"from that category; the implementation returned {[show_key(k) for k in evidence.keys]}"
+    expect(
+        not outside,
+        "lookup-retrieval",
+        f"the filtered lookup for category {category!r}, used without retry",
+        "evidence of that category only",
+        f"{[show_key(k) for k in evidence.keys]} ({', '.join(outside)} from other categories)",
     )

@@ -21,10 +21,19 @@ from pytest_bdd import given, then
 
 from .. import _strategies as gen
 from .._judge import Judge
-from .._model import QUALITY_TOLERANCE, kept_ranks, top_readings
+from .._model import QUALITY_TOLERANCE, expect, kept_ranks, top_readings
 from .._protocol import Hints, PostProcessConfig, QualityRequest, WireCandidate
 from .._recorder import Recorder
-from ._property_run import PropertyRun, close, post, quality, shown, without_reasons
+from ._property_run import (
+    PropertyRun,
+    close,
+    gates_comparable,
+    post,
+    quality,
+    same_qualities,
+    same_ranks,
+    shown,
+)
 
 __all__ = ["rqs_property_run"]
 
@@ -132,15 +141,20 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
         )
         before = post(rqs_judge, batch, config)
         after = post(rqs_judge, rescored, config)
-        same_order = [b.evidence_key for b in before.blocks] == [b.evidence_key for b in after.blocks]
-        qualities = [b.quality_score for b in before.blocks], [b.quality_score for b in after.blocks]
-        assert same_order, (
-            "the hybrid mapping SHALL NOT require RRF raw magnitude: with the same ranks, new raw scores "
-            f"changed the order from [{shown(before.blocks)}] to [{shown(after.blocks)}]"
+        change = f"from [{shown(before.blocks)}] to [{shown(after.blocks)}]"
+        expect(
+            same_ranks(before, after),
+            "rank-order",
+            "new raw hybrid scores, same ranks",
+            "the same accepted originalRanks in the same order",
+            change,
         )
-        assert close(*qualities), (
-            "the hybrid mapping SHALL NOT require RRF raw magnitude: with the same ranks, new raw scores "
-            f"changed qualityScores from [{shown(before.blocks)}] to [{shown(after.blocks)}]"
+        expect(
+            same_qualities(before, after, batch),
+            "no-raw-magnitude",
+            "new raw hybrid scores, same ranks",
+            "the same qualityScores",
+            change,
         )
 
     rqs_property_run.check(generated, body)
@@ -186,11 +200,32 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
     ) -> None:
         one = post(rqs_judge, batch, config, first)
         two = post(rqs_judge, batch, config, second)
-        assert without_reasons(one) == without_reasons(two), (
-            "L0 hints may only explain hits: changing them changed the result from "
-            f"[{shown(one.blocks)}] {one.relevance_level} low={one.is_low_quality} to "
-            f"[{shown(two.blocks)}] {two.relevance_level} low={two.is_low_quality}"
+        item = f"the same candidates with hints {first} and with hints {second}"
+        change = f"[{shown(one.blocks)}] then [{shown(two.blocks)}]"
+        expect(
+            same_ranks(one, two) and same_qualities(one, two, batch),
+            "no-boost",
+            item,
+            "the same accepted blocks with the same qualityScores",
+            change,
         )
+        if gates_comparable(one, two):
+            expect(
+                one.relevance_level == two.relevance_level,
+                "relevance-hints",
+                item,
+                "the same relevance level",
+                f"{one.relevance_level!r} then {two.relevance_level!r}",
+            )
+            same = (one.is_low_quality, one.top_quality_score) == (two.is_low_quality, two.top_quality_score)
+            expect(
+                same,
+                "gates-hints",
+                item,
+                "the same low-quality flag and topQualityScore",
+                f"{one.is_low_quality}/{one.top_quality_score!r} then "
+                f"{two.is_low_quality}/{two.top_quality_score!r}",
+            )
 
     rqs_property_run.check(generated, body)
 
@@ -228,12 +263,25 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
     def body(pair: tuple[Any, Any], first: Hints, second: Hints, config: PostProcessConfig) -> None:
         one = post(rqs_judge, pair[0], config, first)
         two = post(rqs_judge, pair[1], config, second)
-        qualities = ([b.quality_score for b in one.blocks], [b.quality_score for b in two.blocks])
-        assert close(*qualities), f"the same qualityScore inputs gave different qualities: {qualities}"
-        assert (one.is_low_quality, one.relevance_level) == (two.is_low_quality, two.relevance_level), (
-            f"gates SHALL use qualityScore only: qualities {qualities[0]} gave low={one.is_low_quality} "
-            f"{one.relevance_level} with hints {first}, and low={two.is_low_quality} {two.relevance_level} "
-            f"with hints {second}"
+        item = "two batches with the same qualityScore inputs (other texts, docIds, hints, raw scores)"
+        qualities = f"{[b.quality_score for b in one.blocks]} then {[b.quality_score for b in two.blocks]}"
+        expect(
+            same_qualities(one, two, pair[0]), "no-raw-magnitude", item, "the same qualityScores", qualities
         )
+        if gates_comparable(one, two):
+            expect(
+                one.is_low_quality == two.is_low_quality,
+                "low-quality",
+                item,
+                "the same low-quality flag",
+                f"{one.is_low_quality} then {two.is_low_quality} (qualities {qualities})",
+            )
+            expect(
+                one.relevance_level == two.relevance_level,
+                "relevance-hints",
+                item,
+                "the same relevance level",
+                f"{one.relevance_level!r} then {two.relevance_level!r} (qualities {qualities})",
+            )
 
     rqs_property_run.check(generated, body)

@@ -264,12 +264,12 @@ def test_low_quality_is_the_top_quality_below_the_threshold() -> None:
     assert rules(model.check_post_process([], CONFIG, reply([], low=False))) == {"low-quality"}
 
 
-def test_gates_are_judged_on_the_spec_qualities_not_the_replys() -> None:
+def test_a_gate_that_follows_a_wrong_quality_is_the_qualitys_fault() -> None:
     cs = [cand("A", 1, 1.2)]  # quality 0.4: low
     wrong = reply([block(cs[0], 0.7)], low=False, top=0.7)  # consistent with its own wrong quality
-    assert {"dense-formula", "low-quality", "top-quality"} <= rules(
-        model.check_post_process(cs, CONFIG, wrong)
-    )
+    assert rules(model.check_post_process(cs, CONFIG, wrong)) == {"dense-formula"}
+    inconsistent = reply([block(cs[0], 0.4)], low=False, top=0.7)  # right quality, gates of another
+    assert rules(model.check_post_process(cs, CONFIG, inconsistent)) == {"low-quality", "top-quality"}
 
 
 def test_top_may_be_the_first_block_or_the_highest() -> None:
