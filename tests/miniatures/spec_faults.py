@@ -66,19 +66,24 @@ __all__ = [
     "LookupIgnoresCaps",
     "LowQualityAtThreshold",
     "ManyKeywordBoost",
+    "MinMaxRankBatchOfOne",
     "NullDenseScoreFullQuality",
     "PositionNotRankQuality",
     "PostProcessDefaultMaxL2",
     "ProbePlaceholderDistance",
     "QualitySortWithDenseDistance",
     "RetryBelowHighlyRelevant",
+    "RetryKeepsCategoryFilter",
     "RetryLowBothKeepsFiltered",
+    "RetryOnL2Cutoff",
     "RoundedQualities",
     "RrfTheoreticalMaxQuality",
     "SearchRanksFromZero",
     "TopQualityIsMean",
     "TopQualityOverAllCandidates",
+    "TopSimilarityOneMinusDistance",
     "UnclampedPostProcessQuality",
+    "UsableNeedsHintSupport",
 ]
 
 DEFAULTS = PostProcessConfig()
@@ -304,6 +309,70 @@ class EmptyResultNotLow(FromTheSpec):
         return top is not None and top < config.reference_threshold
 
 
+class UsableNeedsHintSupport(FromTheSpec):
+    """quality-gates: "SHALL NOT require L0 hint contains-match to treat the result as usable when quality
+    meets threshold". When hints are given and no accepted block mentions any of them, the result is
+    low quality (and retried) whatever its top quality; without hints the gate is right.
+    """
+
+    def low_quality(self, top, config, hints, accepted):  # type: ignore[no-untyped-def]
+        given = hints.domain or hints.entities or hints.keywords or hints.source_type
+        if given and accepted and not any(hint_overlaps(s.candidate, hints) for s in accepted):
+            return True
+        return super().low_quality(top, config, hints, accepted)
+
+
+class MinMaxRankBatchOfOne(FromTheSpec):
+    """single-normalizer: "rank 1 SHALL map to 1.0 when n >= 1". Hybrid rank quality is min-max scaled,
+    ``(n - r) / (n - 1)``, and a batch of one ("no spread, no information") gets 0.0.
+    """
+
+    def rank_quality(self, rank: int, batch: int) -> float:
+        super().rank_quality(rank, batch)  # input checks
+        if batch == 1:
+            return 0.0
+        return max(0.0, (batch - rank) / (batch - 1))
+
+
+class RetryOnL2Cutoff(FromTheSpec):
+    """quality-gates: "category-filter low-quality retry decisions SHALL use the normalized qualityScore,
+    not raw L2-under-hybrid fakes". The retry keeps the legacy rule: retry when the first hit's L2
+    (its ``denseDistance`` in hybrid mode) is above 1.0, the distance that meant quality 0.5 at the
+    default maxL2 2.
+    """
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        self._first_distance: float | None = None
+        return super().lookup(request)
+
+    def retrieve(self, request: LookupRequest, category: str | None) -> list[WireCandidate]:
+        hits = super().retrieve(request, category)
+        if hits:
+            first = hits[0]
+            self._first_distance = first.score if request.mode == "dense" else first.dense_distance
+        return hits
+
+    def should_retry(self, first: PostProcessReply, config: PostProcessConfig) -> bool:
+        if self._first_distance is None:
+            return super().should_retry(first, config)
+        return self._first_distance > 1.0
+
+
+class RetryKeepsCategoryFilter(FromTheSpec):
+    """quality-gates: the low-quality retry is unfiltered (design note 4.3: "unfiltered retry"). The retry
+    goes through the same request object, category still set: path ``unfiltered_retry``, evidence
+    still from the category.
+    """
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        if request.category is None:
+            return super().lookup(request)
+        first = self.attempt(request, request.category)
+        if not self.should_retry(first, request.config):
+            return self.answer(first, "filtered")
+        return self.after_retry(first, self.attempt(request, request.category), request)
+
+
 # == 2. outputs a naive kit never reads ===========================================================
 
 
@@ -317,6 +386,24 @@ class RoundedQualities(FromTheSpec):
             label, score, rank=rank, batch=batch, max_l2=max_l2, dense_distance=dense_distance
         )
         return round(q, 4)
+
+
+class TopSimilarityOneMinusDistance(FromTheSpec):
+    """quality-gates: "``topSimilarity`` (or equivalent top quality field) ... SHALL use the normalized
+    qualityScore". Gates are right, but the reported top field is the legacy ``1 - d`` of the best
+    block's L2 (``denseDistance`` in hybrid mode), not its qualityScore.
+    """
+
+    def reply(self, accepted, dropped, top, config, hints):  # type: ignore[no-untyped-def]
+        out = super().reply(accepted, dropped, top, config, hints)
+        if not accepted:
+            return out
+        best = max(accepted, key=lambda s: s.quality).candidate
+        dense = self.canonicalize_label(best.score_label) == "dense"
+        d = best.score if dense else best.dense_distance
+        if d is None:
+            return out
+        return out.model_copy(update={"top_quality_score": max(0.0, 1.0 - d)})
 
 
 class HybridScoreFromDenseDistance(FromTheSpec):
@@ -650,7 +737,7 @@ class DenseAlsoSparseSearch(FromTheSpec):
                 output_fields=[KEY_FIELD],
                 search_params={"metric_type": "BM25"},
             )
-            self._bm25 = {h["id"]: float(h["distance"]) for h in found[0]}
+            self._bm25 = {h[KEY_FIELD]: float(h["distance"]) for h in found[0]}
         return hits
 
     def hit(self, candidate: Any) -> dict[str, Any]:
@@ -677,7 +764,7 @@ class DenseSearchThenQueryByKey(FromTheSpec):
             output_fields=[KEY_FIELD],
             search_params={"metric_type": "L2", "params": {}},
         )[0]
-        keys = [h["id"] for h in found]
+        keys = [h[KEY_FIELD] for h in found]
         if not keys:
             return []
         quoted = ", ".join('"' + k.replace("\\", "\\\\").replace('"', '\\"') + '"' for k in keys)

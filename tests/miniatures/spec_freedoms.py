@@ -46,6 +46,7 @@ __all__ = [
     "MergedRetry",
     "NoDroppedList",
     "SteepRankMapping",
+    "TwoNamesAboveThreshold",
 ]
 
 
@@ -340,6 +341,20 @@ class HighLevelName(FromTheSpec):
         if top >= config.highly_relevant_threshold:
             return "HIGH"
         return "MEDIUM" if top >= config.reference_threshold else "LOW"
+
+
+class TwoNamesAboveThreshold(FromTheSpec):
+    """``HIGHLY_RELEVANT`` from the highly-relevant threshold up, ``PRECISE`` from 0.9 up; hints play no part.
+
+    Freedom: R5 "the system MAY assign PRECISE or HIGHLY_RELEVANT": either name at or above the
+    threshold, here chosen by the top quality alone (spec-readings 12).
+    """
+
+    def level(self, top: float | None, config: PostProcessConfig, hints: Hints) -> str:
+        name = super().level(top, config, hints)
+        if name == "PRECISE" and top is not None and top < max(0.9, config.highly_relevant_threshold):
+            return "HIGHLY_RELEVANT"
+        return name
 
 
 class ExtraReplyFields(FromTheSpec):
