@@ -134,7 +134,7 @@ class DenseDistanceOnlyWhenAllHave(FromTheSpec):
     """single-normalizer: "one normalizer API that branches only on canonical label". Post-process uses
     ``denseDistance`` only when every hybrid candidate of the batch carries one, else the rank mapping for
     all; so a hit's quality depends on its neighbours and differs from ``quality_score`` for that hit.
-    (Written to avoid mixing two scales in one batch; see spec-readings 5: arguable.)
+    (Written to avoid mixing two scales in one batch; see readings 5: arguable.)
     """
 
     def score_batch(self, candidates: Sequence[WireCandidate], config: PostProcessConfig) -> list[Scored]:
@@ -301,7 +301,7 @@ class NullDenseScoreFullQuality(FromTheSpec):
 
 class EmptyResultNotLow(FromTheSpec):
     """quality-gates: ``isLowQuality`` = no usable evidence or top below the threshold (design note 4.3;
-    spec-readings 7). With no accepted block there is no top to compare, so it reports "not low" and a
+    readings 7). With no accepted block there is no top to compare, so it reports "not low" and a
     category filter that matched nothing is never retried.
     """
 
@@ -601,7 +601,7 @@ class SearchRanksFromZero(FromTheSpec):
 
 
 class EuclideanDenseScore(FromTheSpec):
-    """score-labels: "score SHALL be the dense L2 distance" (the engine's value; spec-readings 1 and 15).
+    """score-labels: "score SHALL be the dense L2 distance" (the engine's value; readings 1 and 15).
     The store takes the square root of Milvus's squared L2, "because L2 means Euclidean"; lookup then
     normalizes that.
     """

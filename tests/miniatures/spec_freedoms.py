@@ -34,8 +34,8 @@ from conformance._protocol import (
 from conformance.adapters.reference import ReferenceAdapter, store_search
 
 __all__ = [
-    "BatchAfterDedup",
     "DenseHitsCarryDenseDistance",
+    "DistinctChunkBatch",
     "ExtraReplyFields",
     "Float32Qualities",
     "FromTheSpec",
@@ -302,7 +302,7 @@ class FromTheSpec(ReferenceAdapter):
 class Float32Qualities(FromTheSpec):
     """Qualities computed in float32 and returned as ``numpy.float32``; ranks as ``numpy.int64``.
 
-    Freedom: spec-readings 11 (the formula is the spec's, the precision is not) and the protocol's one
+    Freedom: readings 11 (the formula is the spec's, the precision is not) and the protocol's one
     number rule (numpy scalars are numbers). A Java or Go implementation computes exactly this.
     """
 
@@ -331,7 +331,7 @@ class Float32Qualities(FromTheSpec):
 class HighLevelName(FromTheSpec):
     """Its own level names: ``HIGH`` at and above the highly-relevant threshold, ``MEDIUM``/``LOW`` below.
 
-    Freedom: R5 "MAY assign PRECISE or HIGHLY_RELEVANT" permits, it does not oblige (spec-readings 6
+    Freedom: R5 "MAY assign PRECISE or HIGHLY_RELEVANT" permits, it does not oblige (readings 6
     and 12); the level is the same with and without hints.
     """
 
@@ -347,7 +347,7 @@ class TwoNamesAboveThreshold(FromTheSpec):
     """``HIGHLY_RELEVANT`` from the highly-relevant threshold up, ``PRECISE`` from 0.9 up; hints play no part.
 
     Freedom: R5 "the system MAY assign PRECISE or HIGHLY_RELEVANT": either name at or above the
-    threshold, here chosen by the top quality alone (spec-readings 12).
+    threshold, here chosen by the top quality alone (readings 12).
     """
 
     def level(self, top: float | None, config: PostProcessConfig, hints: Hints) -> str:
@@ -360,7 +360,7 @@ class TwoNamesAboveThreshold(FromTheSpec):
 class ExtraReplyFields(FromTheSpec):
     """Replies carry fields the protocol does not define: a completeness hint and debug information.
 
-    Freedom: R5 names "completeness hints"; spec-readings 13 (unknown optional reply fields are
+    Freedom: R5 names "completeness hints"; readings 13 (unknown optional reply fields are
     reported, never failed).
     """
 
@@ -403,7 +403,7 @@ class SteepRankMapping(FromTheSpec):
     """Hybrid rank mapping ``max(0, 1 - (r-1)/3)``: 1.0, 0.67, 0.33, then 0 from rank 4 on.
 
     Freedom: R3 fixes only rank 1 -> 1.0 and monotone non-increasing without raw magnitudes
-    (spec-readings 4); a 0 from an allowed mapping is not a placeholder (spec-readings 14).
+    (readings 4); a 0 from an allowed mapping is not a placeholder (readings 14).
     """
 
     def rank_quality(self, rank: int, batch: int) -> float:
@@ -411,10 +411,10 @@ class SteepRankMapping(FromTheSpec):
         return max(0.0, 1.0 - (rank - 1) / 3)
 
 
-class BatchAfterDedup(FromTheSpec):
+class DistinctChunkBatch(FromTheSpec):
     """The hybrid rank mapping's batch size ``n`` counts distinct chunks (after dedup), not candidates.
 
-    Freedom: spec-readings 4 ("Batch" may be the candidates before or after dedup).
+    Freedom: readings 4 ("Batch" may be the candidates before or after dedup).
     """
 
     def score_batch(self, candidates: Sequence[WireCandidate], config: PostProcessConfig) -> list[Scored]:
@@ -444,7 +444,7 @@ class MergedRetry(FromTheSpec):
     Order (its definition): the unfiltered retry's blocks in their rank order, then the filtered
     attempt's blocks not already present, in theirs; the per-document cap and return-n apply to the
     merged list; gates read the merged blocks. No dropped list (two batches, no single one to account
-    for). Freedom: the design note's "合并/替换为 retry 结果" and spec-readings 7.
+    for). Freedom: the design note's "合并/替换为 retry 结果" and readings 7.
     """
 
     def after_retry(
@@ -517,7 +517,7 @@ class HybridDenseProbeDistance(FromTheSpec):
     """``denseDistance`` comes from a second, dense-only search with the same limit and filter.
 
     Hits the dense probe did not return get no ``denseDistance`` (they fall back to the rank mapping);
-    score, label and order stay the hybrid search's. Freedom: R7, and spec-readings 9 ("Issuing an extra
+    score, label and order stay the hybrid search's. Freedom: R7, and readings 9 ("Issuing an extra
     dense search is not itself forbidden ... it must not change score, label or order").
     """
 
