@@ -1,11 +1,20 @@
 """Reference implementation of the ``rag-retrieval-quality-score`` spec.
 
 Pure logic (labels, the single normalizer, the rank-preserving post-processor), a Milvus store with one
-engine search per query, ``lookup_knowledge`` with the category low-quality retry, and an offline
-embedder. pymilvus is imported only when the store talks to Milvus.
+engine search per query, ``lookup_knowledge`` with the category low-quality retry, and offline
+embedders. pymilvus is imported only when the store talks to Milvus, wordllama only when its embedder
+is built.
 """
 
-from ._embed import Embedder, HashingEmbedder
+from ._embed import (
+    Embedder,
+    EmbedderError,
+    EmbedderUnavailableError,
+    HashingEmbedder,
+    WordLlamaEmbedder,
+    describe_embedder,
+    make_embedder,
+)
 from ._errors import (
     EmptyIngestError,
     IngestError,
@@ -48,6 +57,8 @@ __all__ = [
     "CompletenessHint",
     "DroppedCandidate",
     "Embedder",
+    "EmbedderError",
+    "EmbedderUnavailableError",
     "EmptyIngestError",
     "EvidenceBlock",
     "HashingEmbedder",
@@ -72,8 +83,11 @@ __all__ = [
     "StoreError",
     "UnknownScoreLabelError",
     "VectorDimensionError",
+    "WordLlamaEmbedder",
     "canonicalize_label",
+    "describe_embedder",
     "lookup_knowledge",
+    "make_embedder",
     "post_process",
     "rank_to_quality",
     "read_jsonl",
