@@ -1,9 +1,9 @@
 """Reference implementation of the ``rag-retrieval-quality-score`` spec.
 
 Pure logic (labels, the single normalizer, the rank-preserving post-processor), a Milvus store with one
-engine search per query, ``lookup_knowledge`` with the category low-quality retry, and offline
-embedders. pymilvus is imported only when the store talks to Milvus, wordllama only when its embedder
-is built.
+engine search per query, ``lookup_knowledge`` with the category low-quality retry, offline embedders,
+and labelled query sets. pymilvus is imported only when the store talks to Milvus, wordllama only
+when its embedder is built.
 """
 
 from ._embed import (
@@ -32,6 +32,7 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
+from ._evalset import EvalQuery, EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
 from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 from ._lookup import LookupResult, lookup_knowledge
@@ -60,6 +61,10 @@ __all__ = [
     "EmbedderError",
     "EmbedderUnavailableError",
     "EmptyIngestError",
+    "EvalQuery",
+    "EvalSet",
+    "EvalSetError",
+    "EvaluationError",
     "EvidenceBlock",
     "HashingEmbedder",
     "IngestError",
@@ -84,8 +89,10 @@ __all__ = [
     "UnknownScoreLabelError",
     "VectorDimensionError",
     "WordLlamaEmbedder",
+    "bundled_eval_paths",
     "canonicalize_label",
     "describe_embedder",
+    "load_eval_set",
     "lookup_knowledge",
     "make_embedder",
     "post_process",
