@@ -2,10 +2,12 @@
 
 Pure logic (labels, the single normalizer, the rank-preserving post-processor), a Milvus store with one
 engine search per query, ``lookup_knowledge`` with the category low-quality retry, offline embedders,
-and labelled query sets. pymilvus is imported only when the store talks to Milvus, wordllama only
-when its embedder is built.
+and the evaluation loop (a labelled query set, ranking metrics, the gates as classifiers, threshold
+calibration). pymilvus is imported only when the store talks to Milvus, wordllama only when its
+embedder is built, matplotlib only when plots are drawn.
 """
 
+from ._calibrate import Calibration, calibrate
 from ._embed import (
     Embedder,
     EmbedderError,
@@ -32,7 +34,11 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
+from ._evalplots import PlottingUnavailableError, write_plots
+from ._evalreport import calibration_markdown, evaluation_markdown
+from ._evalrun import EvalRun, load_run, run_evaluation
 from ._evalset import EvalQuery, EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
+from ._evalsummary import EvalSummary, summarize
 from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 from ._lookup import LookupResult, lookup_knowledge
@@ -53,6 +59,7 @@ from ._store import InvalidQueryError, MilvusKnowledgeStore
 __all__ = [
     "CANONICAL_LABELS",
     "LEGACY_ALIASES",
+    "Calibration",
     "Candidate",
     "Chunk",
     "CompletenessHint",
@@ -62,8 +69,10 @@ __all__ = [
     "EmbedderUnavailableError",
     "EmptyIngestError",
     "EvalQuery",
+    "EvalRun",
     "EvalSet",
     "EvalSetError",
+    "EvalSummary",
     "EvaluationError",
     "EvidenceBlock",
     "HashingEmbedder",
@@ -81,6 +90,7 @@ __all__ = [
     "LookupResult",
     "MilvusKnowledgeStore",
     "MilvusUnavailableError",
+    "PlottingUnavailableError",
     "PostProcessResult",
     "RelevanceLevel",
     "RetrievalQualityError",
@@ -90,14 +100,21 @@ __all__ = [
     "VectorDimensionError",
     "WordLlamaEmbedder",
     "bundled_eval_paths",
+    "calibrate",
+    "calibration_markdown",
     "canonicalize_label",
     "describe_embedder",
+    "evaluation_markdown",
     "load_eval_set",
+    "load_run",
     "lookup_knowledge",
     "make_embedder",
     "post_process",
     "rank_to_quality",
     "read_jsonl",
+    "run_evaluation",
     "sample_path",
+    "summarize",
     "to_quality_score",
+    "write_plots",
 ]

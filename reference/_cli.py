@@ -13,6 +13,9 @@ wordllama model when the ``embed`` extra is installed (256 dimensions) and other
 embedder (``--dim``, default 384; deterministic, but not a semantic model). Every command says on
 stderr which one it uses. Ingest and query a collection with the same embedder.
 
+``evaluate`` and ``calibrate`` run a labelled query set (the bundled one by default) on a throw-away
+collection and write JSON, Markdown and PNG reports; see ``docs/evaluation.md``.
+
 Exit codes: 0 success, 2 an error the message explains (bad input, unreachable engine), 130 interrupted.
 """
 
@@ -27,6 +30,7 @@ from typing import TextIO
 
 from ._embed import EMBEDDER_NAMES, Embedder, describe_embedder, make_embedder
 from ._errors import InvalidSettingError, RetrievalQualityError
+from ._evalcli import add_commands
 from ._ingest import read_jsonl, sample_path
 from ._lookup import LookupResult, lookup_knowledge
 from ._settings import Settings
@@ -115,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
 
     drop = commands.add_parser("drop", help="drop the collection")
     drop.set_defaults(run=_drop)
+    add_commands(commands, _settings)
     return parser
 
 

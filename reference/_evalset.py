@@ -96,7 +96,7 @@ class EvalSet(BaseModel):
 
     def kind_counts(self) -> dict[str, int]:
         """How many queries of each kind, in :data:`KINDS` order, kinds with none left out."""
-        counts = Counter(q.kind for q in self.queries)
+        counts: Counter[str] = Counter(q.kind for q in self.queries)
         return {kind: counts[kind] for kind in KINDS if counts[kind]}
 
     def slice(self, limit: int) -> EvalSet:
