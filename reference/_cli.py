@@ -51,10 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # logs a traceback for every RPC it does not implement (AllocTimestamp, asked by pymilvus): noise
     # that buries the command's own output and progress bar.
     quiet = {"pymilvus": logging.CRITICAL, "grpc._server": logging.CRITICAL}
-    quiet |= {"faiss": logging.WARNING, "milvus_lite": logging.WARNING}
     levels = {name: logging.getLogger(name).level for name in quiet}
     for name, level in quiet.items():
         logging.getLogger(name).setLevel(level)
+    # Not restored: Lite logs its server stop when the interpreter exits, after main() has returned.
+    for name in ("faiss", "milvus_lite"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger(name).level))
     try:
         code: int = args.run(args)
         return code

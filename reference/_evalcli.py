@@ -22,7 +22,7 @@ from typing import Any
 from ._calibrate import DEFAULT_MAX_L2, Calibration, calibrate
 from ._embed import describe_embedder, make_embedder
 from ._evalprogress import ProgressBar
-from ._evalreport import calibration_markdown, evaluation_markdown
+from ._evalreport import calibration_markdown, evaluation_markdown, toml_float
 from ._evalrun import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
 from ._evalset import load_eval_set
 from ._evalsummary import summarize
@@ -188,7 +188,8 @@ def _write(path: Path, text: str) -> None:
 def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
     summary = summarize(run)
     data = {"run": run.model_dump(mode="json"), "summary": summary.model_dump(mode="json")}
-    _write(out / "evaluation.json", json.dumps(data, indent=2) + "\n")
+    # Compact: the Markdown is for people; a run of the bundled set is 0.8 MB indented.
+    _write(out / "evaluation.json", json.dumps(data, separators=(",", ":")) + "\n")
     _write(out / "evaluation.md", evaluation_markdown(run, summary))
     gates = {g.mode: g for g in summary.gates}
     for row in summary.ranking:
@@ -230,7 +231,7 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
 
         images = write_plots(result, out)
         written += [out / name for name in PLOT_FILES.values()]
-    _write(out / "calibration.json", json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
+    _write(out / "calibration.json", json.dumps(result.model_dump(mode="json"), separators=(",", ":")) + "\n")
     _write(out / "calibration.md", calibration_markdown(result, images))
     written += [out / "calibration.json", out / "calibration.md"]
     _print_suggestions(result)
@@ -256,5 +257,5 @@ def _print_suggestions(result: Calibration) -> None:
             print(f"{s.variant}: no suggestion ({s.note})")
             continue
         assert s.best is not None
-        keys = ", ".join(f"{k} = {v:g}" for k, v in s.settings.items())
+        keys = ", ".join(f"{k} = {toml_float(v)}" for k, v in s.settings.items())
         print(f"{s.variant}: {keys}  (J {_fmt(s.best.scores.youden_j)}, F1 {_fmt(s.best.scores.f1)})")

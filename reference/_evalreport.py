@@ -9,13 +9,19 @@ from ._evalmetrics import BinaryScores
 from ._evalrun import EvalRun
 from ._evalsummary import EvalSummary
 
-__all__ = ["calibration_markdown", "evaluation_markdown"]
+__all__ = ["calibration_markdown", "evaluation_markdown", "toml_float"]
 
 _VARIANT_NAMES = {
     "dense": "dense",
     "hybrid": "hybrid (quality from denseDistance)",
     "hybrid-rank-only": "hybrid without denseDistance (rank-only quality)",
 }
+
+
+def toml_float(value: float) -> str:
+    """A TOML float (``2.0``, ``0.39``): ``2`` would be an integer there."""
+    text = f"{value:g}"
+    return text if any(c in text for c in ".e") else text + ".0"
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -176,7 +182,7 @@ def calibration_markdown(cal: Calibration, images: Mapping[str, str] | None = No
             out += [f"No suggestion: {s.note}.", ""]
             continue
         assert s.best is not None
-        out += ["```toml", *(f"{key} = {value:g}" for key, value in s.settings.items()), "```", ""]
+        out += ["```toml", *(f"{key} = {toml_float(value)}" for key, value in s.settings.items()), "```", ""]
         out += [
             f"At the suggested threshold: {_point_words(s.best)}. At the configured one: "
             f"{_point_words(s.current)}. {s.note[0].upper()}{s.note[1:]}.",

@@ -199,6 +199,7 @@ def test_markdown_shows_the_suggested_toml_and_the_images() -> None:
     best = cal.suggestions[0].settings["rag.reference-threshold"]
     assert "```toml" in text
     assert f"rag.reference-threshold = {best:g}" in text
+    assert "rag.max-l2-distance = 2.0\n" in text  # a TOML float, not the integer 2
     assert "![Threshold sweep](calibration-sweep.png)" in text
     assert "No suggestion: no threshold separates" in text  # the rank-only variant
 
