@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from pydantic import BaseModel, ConfigDict
+from ._models import _Model
 
 __all__ = [
     "BinaryScores",
@@ -70,10 +70,8 @@ def ndcg_at_k(ranking: Sequence[str], relevant: Mapping[str, int], k: int) -> fl
     return _dcg(gains) / ideal
 
 
-class BinaryScores(BaseModel):
+class BinaryScores(_Model):
     """Confusion counts and the scores derived from them; a score with a zero denominator is None."""
-
-    model_config = ConfigDict(frozen=True)
 
     tp: int
     fp: int
