@@ -1,11 +1,22 @@
 """Reference implementation of the ``rag-retrieval-quality-score`` spec.
 
 Pure logic (labels, the single normalizer, the rank-preserving post-processor), a Milvus store with one
-engine search per query, ``lookup_knowledge`` with the category low-quality retry, and an offline
-embedder. pymilvus is imported only when the store talks to Milvus.
+engine search per query, ``lookup_knowledge`` with the category low-quality retry, offline embedders,
+and the evaluation loop (a labelled query set, ranking metrics, the gates as classifiers, threshold
+calibration). pymilvus is imported only when the store talks to Milvus, wordllama only when its
+embedder is built, matplotlib only when plots are drawn.
 """
 
-from ._embed import Embedder, HashingEmbedder
+from ._calibrate import Calibration, calibrate
+from ._embed import (
+    Embedder,
+    EmbedderError,
+    EmbedderUnavailableError,
+    HashingEmbedder,
+    WordLlamaEmbedder,
+    describe_embedder,
+    make_embedder,
+)
 from ._errors import (
     EmptyIngestError,
     IngestError,
@@ -23,6 +34,11 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
+from ._evalplots import PlottingUnavailableError, write_plots
+from ._evalreport import calibration_markdown, evaluation_markdown
+from ._evalrun import EvalRun, load_run, run_evaluation
+from ._evalset import EvalQuery, EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
+from ._evalsummary import EvalSummary, summarize
 from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 from ._lookup import LookupResult, lookup_knowledge
@@ -43,12 +59,21 @@ from ._store import InvalidQueryError, MilvusKnowledgeStore
 __all__ = [
     "CANONICAL_LABELS",
     "LEGACY_ALIASES",
+    "Calibration",
     "Candidate",
     "Chunk",
     "CompletenessHint",
     "DroppedCandidate",
     "Embedder",
+    "EmbedderError",
+    "EmbedderUnavailableError",
     "EmptyIngestError",
+    "EvalQuery",
+    "EvalRun",
+    "EvalSet",
+    "EvalSetError",
+    "EvalSummary",
+    "EvaluationError",
     "EvidenceBlock",
     "HashingEmbedder",
     "IngestError",
@@ -65,6 +90,7 @@ __all__ = [
     "LookupResult",
     "MilvusKnowledgeStore",
     "MilvusUnavailableError",
+    "PlottingUnavailableError",
     "PostProcessResult",
     "RelevanceLevel",
     "RetrievalQualityError",
@@ -72,11 +98,23 @@ __all__ = [
     "StoreError",
     "UnknownScoreLabelError",
     "VectorDimensionError",
+    "WordLlamaEmbedder",
+    "bundled_eval_paths",
+    "calibrate",
+    "calibration_markdown",
     "canonicalize_label",
+    "describe_embedder",
+    "evaluation_markdown",
+    "load_eval_set",
+    "load_run",
     "lookup_knowledge",
+    "make_embedder",
     "post_process",
     "rank_to_quality",
     "read_jsonl",
+    "run_evaluation",
     "sample_path",
+    "summarize",
     "to_quality_score",
+    "write_plots",
 ]

@@ -8,9 +8,13 @@ Examples::
 
 The URI comes from ``--uri``, else ``MILVUS_URI``, else the Milvus Lite file ``./rag-reference.db``.
 The token is read from ``MILVUS_TOKEN`` only, so it never shows up in shell history or ``ps``.
-Texts and queries without vectors are embedded with :class:`reference.HashingEmbedder` of ``--dim``:
-offline and deterministic, but not a semantic model. Query a collection built with another model
-through the library instead, with that model's query vectors.
+Texts and queries without vectors are embedded offline by ``--embedder``: ``auto`` (the default) is the
+wordllama model when the ``embed`` extra is installed (256 dimensions) and otherwise the hashing
+embedder (``--dim``, default 384; deterministic, but not a semantic model). Every command says on
+stderr which one it uses. Ingest and query a collection with the same embedder.
+
+``evaluate`` and ``calibrate`` run a labelled query set (the bundled one by default) on a throw-away
+collection and write JSON, Markdown and PNG reports; see ``docs/evaluation.md``.
 
 Exit codes: 0 success, 2 an error the message explains (bad input, unreachable engine), 130 interrupted.
 """
@@ -24,8 +28,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from ._embed import HashingEmbedder
+from ._embed import EMBEDDER_NAMES, Embedder, describe_embedder, make_embedder
 from ._errors import InvalidSettingError, RetrievalQualityError
+from ._evalcli import add_commands
 from ._ingest import read_jsonl, sample_path
 from ._lookup import LookupResult, lookup_knowledge
 from ._settings import Settings
@@ -35,16 +40,23 @@ __all__ = ["main"]
 
 DEFAULT_URI = "./rag-reference.db"
 DEFAULT_COLLECTION = "rag_reference"
-DEFAULT_DIM = 384
+DEFAULT_DIM = 384  # of the hashing embedder; the wordllama model has 256
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
     args = _parser().parse_args(argv)
     # pymilvus logs every failed RPC with a traceback at ERROR level; the CLI reports errors itself.
-    milvus_log = logging.getLogger("pymilvus")
-    level = milvus_log.level
-    milvus_log.setLevel(logging.CRITICAL)
+    # Embedded Milvus Lite logs its start and stop at INFO (faiss, milvus_lite), and its gRPC server
+    # logs a traceback for every RPC it does not implement (AllocTimestamp, asked by pymilvus): noise
+    # that buries the command's own output and progress bar.
+    quiet = {"pymilvus": logging.CRITICAL, "grpc._server": logging.CRITICAL}
+    levels = {name: logging.getLogger(name).level for name in quiet}
+    for name, level in quiet.items():
+        logging.getLogger(name).setLevel(level)
+    # Not restored: Lite logs its server stop when the interpreter exits, after main() has returned.
+    for name in ("faiss", "milvus_lite"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger(name).level))
     try:
         code: int = args.run(args)
         return code
@@ -60,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     finally:
-        milvus_log.setLevel(level)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,7 +86,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--collection", default=DEFAULT_COLLECTION, help="collection name (%(default)s)")
     parser.add_argument(
-        "--dim", type=_dimension, default=DEFAULT_DIM, help="dense vector dimension (%(default)s)"
+        "--embedder",
+        choices=EMBEDDER_NAMES,
+        default="auto",
+        help="auto: wordllama when installed and --dim is unset or 256, else hashing (%(default)s)",
+    )
+    parser.add_argument(
+        "--dim",
+        type=_dimension,
+        help=f"dense vector dimension: 256 for wordllama, any for hashing (default {DEFAULT_DIM})",
     )
     parser.add_argument(
         "--index-type",
@@ -100,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
 
     drop = commands.add_parser("drop", help="drop the collection")
     drop.set_defaults(run=_drop)
+    add_commands(commands, _settings)
     return parser
 
 
@@ -126,11 +148,17 @@ def _uri(args: argparse.Namespace) -> str:
     return args.uri or os.environ.get("MILVUS_URI") or DEFAULT_URI
 
 
-def _connect(args: argparse.Namespace, settings: Settings | None = None) -> MilvusKnowledgeStore:
+def _embedder(args: argparse.Namespace) -> Embedder:
+    embedder = make_embedder(args.embedder, dim=args.dim)
+    print(f"rag-reference: embedder: {describe_embedder(embedder)}", file=sys.stderr, flush=True)
+    return embedder
+
+
+def _connect(args: argparse.Namespace, dim: int, settings: Settings | None = None) -> MilvusKnowledgeStore:
     return MilvusKnowledgeStore.connect(
         _uri(args),
         collection=args.collection,
-        dim=args.dim,
+        dim=dim,
         token=os.environ.get("MILVUS_TOKEN") or None,
         settings=settings,
         index_type=args.index_type,
@@ -139,15 +167,14 @@ def _connect(args: argparse.Namespace, settings: Settings | None = None) -> Milv
 
 def _ingest(args: argparse.Namespace) -> int:
     path = sample_path() if args.sample else args.file
-    chunks = read_jsonl(path, dim=args.dim)
-    with _connect(args) as store:
+    embedder = _embedder(args)
+    chunks = read_jsonl(path, dim=embedder.dim)
+    with _connect(args, embedder.dim) as store:
 
         def progress(done: int) -> None:
             print(f"  ingested {done} chunks ...", file=sys.stderr, flush=True)
 
-        total = store.ingest(
-            chunks, batch_size=args.batch_size, embedder=HashingEmbedder(args.dim), progress=progress
-        )
+        total = store.ingest(chunks, batch_size=args.batch_size, embedder=embedder, progress=progress)
         count = store.count()
     print(
         f"ingested {total} chunks from {path} into {args.collection!r} at {redact_uri(_uri(args))}; "
@@ -158,8 +185,9 @@ def _ingest(args: argparse.Namespace) -> int:
 
 def _query(args: argparse.Namespace) -> int:
     settings = _settings(args.settings)
-    vector = HashingEmbedder(args.dim).embed([args.text])[0]
-    with _connect(args, settings) as store:
+    embedder = _embedder(args)
+    vector = embedder.embed([args.text])[0]
+    with _connect(args, embedder.dim, settings) as store:
         result = lookup_knowledge(
             store, args.text, vector, settings=settings, category=args.category, mode=args.mode
         )
@@ -171,7 +199,8 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _drop(args: argparse.Namespace) -> int:
-    with _connect(args) as store:
+    # Dropping reads no vectors: the dimension is irrelevant, so no model is loaded for it.
+    with _connect(args, args.dim or DEFAULT_DIM) as store:
         store.drop()
     print(f"dropped {args.collection!r} at {redact_uri(_uri(args))}")
     return 0

@@ -1,6 +1,8 @@
-"""Embedders: the one Protocol the store and the CLI need, and a deterministic offline default.
+"""Embedders: the one Protocol the store and the CLI need, a deterministic fallback and a real model.
 
-The reference never downloads a model. :class:`HashingEmbedder` is the "hashing trick": every
+The reference never downloads a model. :class:`WordLlamaEmbedder` is a real (small, static) embedding
+model whose weights and tokenizer ship inside the ``wordllama`` wheel (the optional ``embed`` extra);
+it is loaded from those files only. :class:`HashingEmbedder` is the "hashing trick": every
 lower-cased word token, except a short list of English stop words, is hashed to one of ``dim``
 buckets with a pseudo-random sign, counts are summed and the vector is scaled to unit length. Texts
 that share words are close in L2, texts that share none are orthogonal (squared distance 2 for unit
@@ -12,13 +14,41 @@ sample data, the CLI and tests; a production deployment plugs a real model in th
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import os
 import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Embedder", "HashingEmbedder"]
+from ._errors import RetrievalQualityError
+
+__all__ = [
+    "EMBEDDER_NAMES",
+    "Embedder",
+    "EmbedderError",
+    "EmbedderUnavailableError",
+    "HashingEmbedder",
+    "WordLlamaEmbedder",
+    "describe_embedder",
+    "make_embedder",
+    "wordllama_installed",
+]
+
+EmbedderName = Literal["auto", "wordllama", "hashing"]
+EMBEDDER_NAMES: tuple[str, ...] = ("auto", "wordllama", "hashing")
+HASHING_DEFAULT_DIM = 384
+
+
+class EmbedderError(RetrievalQualityError):
+    """An embedder that cannot be built as asked (unknown name, a dimension the model does not have)."""
+
+
+class EmbedderUnavailableError(EmbedderError):
+    """The model is not installed or its files are missing. The reference never downloads one instead."""
+
 
 # Word characters, Unicode-aware: close to what Milvus's ``standard`` analyzer keeps as tokens.
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -86,3 +116,107 @@ class HashingEmbedder:
         if norm > 0.0:
             vector /= norm
         return tuple(float(x) for x in vector.astype(np.float32))
+
+
+class WordLlamaEmbedder:
+    """wordllama's ``l2_supercat`` model (256 dimensions), from the files inside the installed wheel.
+
+    A static model: a text's vector is the average of its sub-word token embeddings, scaled here to
+    unit length, so squared L2 is ``2 - 2 cos`` and the reference's default ``rag.max-l2-distance`` of 2
+    reads as ``max(0, cos)``. It knows synonyms and word forms far better than :class:`HashingEmbedder`,
+    but it is still a bag of sub-words: a rare identifier's pieces (``DiskPressureHigh``) pull the
+    text that contains them, while one that differs from its neighbours only in digits does not.
+
+    Why not ``WordLlama.load()``: wordllama 0.4.0.post1 looks for its tokenizer under ``tokenizer/`` while
+    the wheel ships it under ``tokenizers/``, and then tries to download it. Passing the package's own
+    folder as ``cache_dir`` with ``disable_download=True`` finds both files, and a missing file becomes an
+    error instead of a network call. ``model_dir`` points at another folder with the same layout
+    (``weights/l2_supercat_256.safetensors``, ``tokenizers/l2_supercat_tokenizer_config.json``).
+    """
+
+    name = "wordllama"
+    config = "l2_supercat"
+
+    def __init__(self, *, model_dir: str | os.PathLike[str] | None = None) -> None:
+        try:
+            import wordllama
+            from wordllama import WordLlama
+        except ImportError:
+            raise EmbedderUnavailableError(
+                "the wordllama package is not installed; install the embed extra "
+                "(pip install 'rag-quality-conformance[embed]') or use the hashing embedder"
+            ) from None
+        folder = Path(model_dir) if model_dir is not None else Path(wordllama.__file__).parent
+        self.dim = 256
+        self.version = getattr(wordllama, "__version__", "unknown")
+        self.model_dir = folder
+        files = (
+            folder / "weights" / f"{self.config}_{self.dim}.safetensors",
+            folder / "tokenizers" / f"{self.config}_tokenizer_config.json",
+        )
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            raise EmbedderUnavailableError(
+                f"wordllama model files are missing: {', '.join(missing)}; reinstall wordllama "
+                "(0.4.0.post1 ships them in the wheel). Nothing is downloaded."
+            )
+        try:
+            self._model = WordLlama.load(
+                config=self.config, cache_dir=folder, dim=self.dim, disable_download=True
+            )
+        except (OSError, ValueError, RuntimeError) as exc:  # FileNotFoundError, a corrupt file
+            raise EmbedderUnavailableError(f"cannot load the wordllama model from {folder}: {exc}") from None
+
+    def __repr__(self) -> str:
+        return f"WordLlamaEmbedder({self.config}, dim={self.dim}, wordllama {self.version})"
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        """Unit-length float32 vectors; a text the tokenizer leaves empty embeds to the zero vector."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts; wrap a single text in a list")
+        batch = list(texts)
+        if not batch:
+            return []
+        vectors = np.asarray(self._model.embed(batch, norm=False), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        # wordllama's own norm=True divides by zero for an empty text (NaN); keep it the zero vector.
+        vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        return [tuple(row) for row in vectors.astype(np.float32).tolist()]
+
+
+def wordllama_installed() -> bool:
+    """Whether the ``wordllama`` package can be imported (its files are checked only when loading)."""
+    return importlib.util.find_spec("wordllama") is not None
+
+
+def make_embedder(name: str = "auto", *, dim: int | None = None) -> Embedder:
+    """Build an embedder by name: ``wordllama``, ``hashing``, or ``auto``.
+
+    ``auto`` is the real model when wordllama is installed and ``dim`` is unset or 256, otherwise the
+    hashing embedder (of ``dim``, default 384): a ``dim`` only the hashing embedder can make asks for it.
+    An explicit ``wordllama`` with another ``dim`` is an :class:`EmbedderError`.
+    """
+    if name not in EMBEDDER_NAMES:
+        raise EmbedderError(f"unknown embedder {name!r}; use one of {', '.join(EMBEDDER_NAMES)}")
+    if name == "auto":
+        name = "wordllama" if wordllama_installed() and dim in (None, 256) else "hashing"
+    if name == "hashing":
+        return HashingEmbedder(HASHING_DEFAULT_DIM if dim is None else dim)
+    if dim not in (None, 256):
+        raise EmbedderError(
+            f"the wordllama model makes 256-dimensional vectors, not {dim}; leave the dimension out, "
+            "or use the hashing embedder for other dimensions"
+        )
+    return WordLlamaEmbedder()
+
+
+def describe_embedder(embedder: Embedder) -> str:
+    """One line for people: which model, which dimension, and that it runs offline."""
+    if isinstance(embedder, WordLlamaEmbedder):
+        return (
+            f"wordllama {embedder.config} ({embedder.dim}-d, wordllama {embedder.version}, "
+            "offline from the installed wheel)"
+        )
+    if isinstance(embedder, HashingEmbedder):
+        return f"hashing ({embedder.dim}-d, seed {embedder.seed}; shared words only, not a semantic model)"
+    return f"{type(embedder).__name__} ({embedder.dim}-d)"

@@ -1,0 +1,261 @@
+"""``rag-reference evaluate`` and ``rag-reference calibrate``: thin layers over the evaluation library.
+
+Both run on a throw-away collection: in a temporary Milvus Lite file by default, or under a unique
+name at ``--uri`` / ``MILVUS_URI`` (dropped at the end, also on failure). Progress goes to stderr;
+stdout gets a short summary and the paths of the files written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ._calibrate import DEFAULT_MAX_L2, Calibration, calibrate
+from ._embed import describe_embedder, make_embedder
+from ._evalprogress import ProgressBar
+from ._evalreport import calibration_markdown, evaluation_markdown, toml_float
+from ._evalrun import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
+from ._evalset import load_eval_set
+from ._evalsummary import summarize
+from ._settings import Settings
+from ._store import MilvusKnowledgeStore, redact_uri
+
+__all__ = ["add_commands"]
+
+DEFAULT_OUT = "rag-evaluation"
+
+
+def add_commands(commands: Any, settings_loader: Any) -> None:
+    """Register ``evaluate`` and ``calibrate`` on the CLI's subparsers."""
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="run a labelled query set in dense and hybrid mode; write evaluation.json and .md",
+        description="Ingest a labelled corpus into a throw-away collection, run every query through "
+        "lookup_knowledge in each mode, and report recall@k, MRR, nDCG@k, the category retry and the "
+        "low-quality gate as a classifier.",
+    )
+    _run_options(evaluate)
+    evaluate.set_defaults(run=lambda args: _evaluate(args, settings_loader))
+
+    cal = commands.add_parser(
+        "calibrate",
+        help="suggest thresholds from an evaluation; write calibration.json, .md and PNG plots",
+        description="Distributions of the top qualityScore for answerable and unanswerable queries per "
+        "mode and rag.max-l2-distance, a threshold sweep, and suggested settings. Reads --run, or runs "
+        "the evaluation first (same options as evaluate).",
+    )
+    _run_options(cal)
+    cal.add_argument("--run", dest="run_file", help="an evaluation.json to calibrate instead of evaluating")
+    cal.add_argument(
+        "--max-l2",
+        type=_floats,
+        default=DEFAULT_MAX_L2,
+        help="rag.max-l2-distance values to compare, comma separated; the configured one is added "
+        "(default 1,1.5,2,3,4)",
+    )
+    cal.add_argument("--no-plots", action="store_true", help="write no PNG (no matplotlib needed)")
+    cal.set_defaults(run=lambda args: _calibrate(args, settings_loader))
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", help="corpus JSON Lines (default: the bundled set)")
+    parser.add_argument("--queries", help="labelled queries JSON Lines (default: the bundled set)")
+    parser.add_argument("--limit", type=_positive, help="only N queries, taken in turn from each kind")
+    parser.add_argument("--modes", type=_modes, default=("dense", "hybrid"), help="dense,hybrid (both)")
+    parser.add_argument(
+        "--k", dest="ks", type=_ints, default=DEFAULT_KS, help="cut-offs for recall and nDCG (1,5,10)"
+    )
+    parser.add_argument(
+        "--check-depth",
+        type=_positive,
+        default=DEFAULT_CHECK_DEPTH,
+        help="top-k of the label check, dense against BM25 (%(default)s)",
+    )
+    parser.add_argument("--settings", help="settings file (.toml, .yaml, .json); env overrides apply")
+    parser.add_argument("--out", default=DEFAULT_OUT, help="directory for the reports (%(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return number
+
+
+def _ints(value: str) -> tuple[int, ...]:
+    return tuple(_positive(part.strip()) for part in value.split(",") if part.strip()) or (_positive(""),)
+
+
+def _floats(value: str) -> tuple[float, ...]:
+    try:
+        numbers = tuple(float(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a comma-separated list of numbers") from None
+    if not numbers or any(not n > 0 for n in numbers):
+        raise argparse.ArgumentTypeError(f"{value!r}: every rag.max-l2-distance must be above 0")
+    return numbers
+
+
+def _modes(value: str) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    if not modes or any(m not in ("dense", "hybrid") for m in modes):
+        raise argparse.ArgumentTypeError(f"{value!r}: use dense, hybrid or dense,hybrid")
+    return modes
+
+
+def _say(message: str) -> None:
+    print(f"rag-reference: {message}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def _throwaway_store(args: argparse.Namespace, dim: int, settings: Settings) -> Iterator[tuple[Any, str]]:
+    """A store on a fresh collection, dropped afterwards; a temporary Lite file unless a URI was given."""
+    uri = args.uri or os.environ.get("MILVUS_URI")
+    collection = f"rag_eval_{uuid.uuid4().hex[:12]}"
+    with tempfile.TemporaryDirectory(prefix="rag-eval-") as tmp:
+        if uri:
+            engine = redact_uri(uri)
+        else:
+            uri = str(Path(tmp) / "evaluation.db")
+            engine = f"Milvus Lite {_lite_version()} (temporary file)"
+        store = MilvusKnowledgeStore.connect(
+            uri,
+            collection=collection,
+            dim=dim,
+            token=os.environ.get("MILVUS_TOKEN") or None,
+            settings=settings,
+            index_type=args.index_type,
+        )
+        try:
+            yield store, engine
+        finally:
+            try:
+                store.drop()
+            finally:
+                store.close()
+
+
+def _lite_version() -> str:
+    try:
+        return metadata.version("milvus-lite")
+    except metadata.PackageNotFoundError:
+        return "(version unknown)"
+
+
+def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
+    eval_set = load_eval_set(args.corpus, args.queries)  # bad input fails before any engine starts
+    if args.limit is not None:
+        eval_set = eval_set.slice(args.limit)
+    settings: Settings = settings_loader(args.settings)
+    embedder = make_embedder(args.embedder, dim=args.dim)
+    _say(f"embedder: {describe_embedder(embedder)}")
+    with _throwaway_store(args, embedder.dim, settings) as (store, engine):
+        _say(
+            f"engine: {engine}; ingesting {len(eval_set.corpus)} chunks, then {len(eval_set.queries)} queries"
+        )
+        progress = None if args.no_progress else ProgressBar("evaluate")
+        return run_evaluation(
+            eval_set,
+            store,
+            embedder,
+            settings=settings,
+            modes=args.modes,
+            ks=args.ks,
+            label_check_depth=args.check_depth,
+            engine=engine,
+            progress=progress,
+        )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
+    summary = summarize(run)
+    data = {"run": run.model_dump(mode="json"), "summary": summary.model_dump(mode="json")}
+    # Compact: the Markdown is for people; a run of the bundled set is 0.8 MB indented.
+    _write(out / "evaluation.json", json.dumps(data, separators=(",", ":")) + "\n")
+    _write(out / "evaluation.md", evaluation_markdown(run, summary))
+    gates = {g.mode: g for g in summary.gates}
+    for row in summary.ranking:
+        if row.group == "all":
+            g = gates[row.mode].scores
+            print(
+                f"{row.mode:>6}: MRR {row.metrics['rr']:.3f}, "
+                + ", ".join(f"recall@{k} {row.metrics[f'recall@{k}']:.3f}" for k in run.ks)
+                + f"; gate at {gates[row.mode].threshold:.2f}: F1 {_fmt(g.f1)}, J {_fmt(g.youden_j)}"
+            )
+    return [out / "evaluation.json", out / "evaluation.md"]
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _evaluate(args: argparse.Namespace, settings_loader: Any) -> int:
+    run = _evaluate_run(args, settings_loader)
+    written = _write_evaluation(run, Path(args.out))
+    print(f"wrote {', '.join(str(p) for p in written)}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
+    out = Path(args.out)
+    written: list[Path] = []
+    if not args.no_plots:
+        _check_plotting()  # before a minute of evaluation, not after
+    if args.run_file:
+        run = load_run(args.run_file)
+    else:
+        run = _evaluate_run(args, settings_loader)
+        written += _write_evaluation(run, out)
+    result = calibrate(run, max_l2_distances=args.max_l2)
+    images: dict[str, str] = {}
+    if not args.no_plots:
+        from ._evalplots import PLOT_FILES, write_plots
+
+        images = write_plots(result, out)
+        written += [out / name for name in PLOT_FILES.values()]
+    _write(out / "calibration.json", json.dumps(result.model_dump(mode="json"), separators=(",", ":")) + "\n")
+    _write(out / "calibration.md", calibration_markdown(result, images))
+    written += [out / "calibration.json", out / "calibration.md"]
+    _print_suggestions(result)
+    print(f"wrote {', '.join(str(p) for p in written)}")
+    return 0
+
+
+def _check_plotting() -> None:
+    import importlib.util
+
+    from ._evalplots import PlottingUnavailableError
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise PlottingUnavailableError(
+            "matplotlib is not installed; install the plot extra (pip install "
+            "'rag-quality-conformance[plot]') or pass --no-plots"
+        )
+
+
+def _print_suggestions(result: Calibration) -> None:
+    for s in result.suggestions:
+        if not s.settings:
+            print(f"{s.variant}: no suggestion ({s.note})")
+            continue
+        assert s.best is not None
+        keys = ", ".join(f"{k} = {toml_float(v)}" for k, v in s.settings.items())
+        print(f"{s.variant}: {keys}  (J {_fmt(s.best.scores.youden_j)}, F1 {_fmt(s.best.scores.f1)})")
