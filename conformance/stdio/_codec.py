@@ -79,7 +79,8 @@ class Codec:
         """The ``result`` of a good reply, a :class:`RemoteError`, :attr:`STALE`, or an exception.
 
         Raises :class:`InvalidReplyError` quoting the line when it is not JSON, not a reply to this
-        request, or not of the operation's reply shape; raises ``NotApplicable`` for ``skipped``.
+        request, or not of the operation's reply shape; its ``problem`` says which (``not_json``,
+        ``not_object``, ``ahead``, ``wrong_seq``, ``invalid``). Raises ``NotApplicable`` for ``skipped``.
         """
         try:
             data = json.loads(line)
@@ -92,17 +93,22 @@ class Codec:
                 name, operation, f"the line {self.quote(line)} is not a JSON object; {_ADVICE}", "not_object"
             )
         got = data.get("seq")
-        if isinstance(got, int) and not isinstance(got, bool) and got < seq:
+        whole = isinstance(got, int) and not isinstance(got, bool)
+        if whole and got < seq:
             return Codec.STALE
         if got != seq:
+            # A later seq means the program is out of step with the kit; a missing or mistyped one is
+            # a readable reply to this request with a wrong field.
             raise self._invalid(
                 name,
                 operation,
                 f"the line {self.quote(line)} answers seq {got!r}, the request was seq {seq}",
-                "wrong_seq",
+                "ahead" if whole else "wrong_seq",
             )
         try:
-            reply = reply_adapter(operation).validate_json(line, strict=self.validate)
+            # One reading in every mode, the same as in process: numbers may be any JSON number, text
+            # where a number belongs is an error (the protocol models' Real and WholeNumber fields).
+            reply = reply_adapter(operation).validate_json(line)
         except ValidationError as exc:
             raise self._invalid(
                 name,
