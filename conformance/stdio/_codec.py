@@ -14,6 +14,7 @@ __all__ = ["Codec", "RemoteError"]
 
 _QUOTE_CHARS = 300
 _CONTEXT_CHARS = 600
+_RECEIVED_CHARS = 80
 _ADVICE = "write exactly one JSON object per line on stdout, and send logs and banners to stderr"
 
 
@@ -139,10 +140,16 @@ class Codec:
 def _errors(exc: ValidationError) -> str:
     """Pydantic's errors on one line each: ``where: what``; the union's tag is left out of ``where``."""
     parts = []
-    for error in exc.errors(include_url=False, include_input=False):
+    for error in exc.errors(include_url=False):
         loc = [str(p) for p in error["loc"]]
         if loc and loc[0] in ("result", "skipped", "error"):
             loc = loc[1:]
-        parts.append(f"{'.'.join(loc) or '(line)'}: {error['msg']}")
+        part = f"{'.'.join(loc) or '(line)'}: {error['msg']}"
+        received = error.get("input")
+        # The value that was refused, when it is short and plain: a long line is quoted shortened.
+        shown = repr(received)
+        if isinstance(received, str | int | float | bool) and len(shown) <= _RECEIVED_CHARS:
+            part += "" if shown in part else f" (received {shown})"
+        parts.append(part)
     shown = "; ".join(parts[:5])
     return shown + (f"; and {len(parts) - 5} more" if len(parts) > 5 else "")

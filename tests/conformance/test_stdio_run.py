@@ -12,7 +12,7 @@ import pytest
 
 from conformance._runner import run_conformance
 
-from ._stdio_miniatures import TEMPLATE
+from ._stdio_miniatures import EXAMPLE_VARIANT, TEMPLATE
 
 pytest_plugins = ["pytester"]
 
@@ -170,3 +170,66 @@ def test_the_python_example_passes_its_declared_capabilities(tmp_path: Path) -> 
     assert summary["passed"] >= 10
     assert summary["not_applicable"] >= 1  # search and lookup scenarios: not declared
     assert outcome.exit_code == 0
+
+
+# -- the Python example with one thing changed, judged by the kit's own scenarios --------------------
+
+# One or two scenarios of each capability the example declares (spec scenario names, which stay put).
+ONE_PER_CAPABILITY = (
+    "legacy_aliases_canonicalize or dense_quality_from_l2 or keyword_overlap or structural_caps "
+    "or low_quality_uses_top"
+)
+
+
+def _needs_by_id() -> dict[str, set[str]]:
+    from conformance._paths import features_dir
+    from conformance.docs._gherkin import read_features
+
+    return {
+        s.id: {t.removeprefix("needs:") for t in s.tags if t.startswith("needs:")}
+        for f in read_features(features_dir())
+        for s in f.scenarios
+        if s.id
+    }
+
+
+def _variant_run(tmp_path: Path, mode: str, **options: object) -> tuple[int, dict]:
+    example = ROOT / "examples" / "python-stdio" / "impl.py"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    script = tmp_path / "variant.py"
+    script.write_text(EXAMPLE_VARIANT.format(example=str(example)))
+    command = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(script))} {mode}"
+    out = tmp_path / "out"
+    outcome = run_conformance(
+        command, report_dir=out, select=ONE_PER_CAPABILITY, pytest_args=NOT_ENGINE, **options
+    )
+    return outcome.exit_code, json.loads((out / "report.json").read_text())
+
+
+def test_invalid_replies_of_one_capability_error_only_its_scenarios(tmp_path: Path) -> None:
+    code, report = _variant_run(tmp_path, "invalid-post-process")
+    needs = _needs_by_id()
+    post = [s for s in report["scenarios"] if "post_process" in needs[s["id"]]]
+    others = [s for s in report["scenarios"] if "post_process" not in needs[s["id"]]]
+    assert post, "the selection must reach post_process scenarios"
+    assert others, "and scenarios of the other capabilities"
+    for scenario in post:
+        assert scenario["status"] == "errored", scenario
+        assert "not a valid post_process reply" in scenario["message"]
+        assert "perhaps" in scenario["message"]  # what was received, quoted
+    assert {s["status"] for s in others} == {"passed"}, others  # labels and quality still judged
+    assert code == 1
+
+
+def test_stdout_noise_is_judged_with_a_warning_and_fails_under_strict_stdout(tmp_path: Path) -> None:
+    code, report = _variant_run(tmp_path / "lenient", "noise")
+    assert {s["status"] for s in report["scenarios"]} == {"passed"}, report["scenarios"]
+    assert code == 0
+    assert report["warnings"], "the noise must be reported"
+    assert any("'handling post_process'" in w for w in report["warnings"])
+    assert len(report["warnings"]) == len(set(report["warnings"]))  # each line once
+
+    code, report = _variant_run(tmp_path / "strict", "noise", strict_stdout=True)
+    assert {s["status"] for s in report["scenarios"]} == {"errored"}
+    assert all("--strict-stdout" in s["message"] for s in report["scenarios"])
+    assert code == 1
