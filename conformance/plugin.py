@@ -272,7 +272,8 @@ def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
     info = request.getfixturevalue("rqs_info")
     missing = [c for c in needed if not info.supports(c)]
     if missing:
+        noun = "capability" if len(missing) == 1 else "capabilities"
         pytest.skip(
-            f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare capability "
+            f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare {noun} "
             f"{', '.join(repr(c) for c in missing)}"
         )
