@@ -95,7 +95,7 @@ class Codec:
             )
         got = data.get("seq")
         whole = isinstance(got, int) and not isinstance(got, bool)
-        if whole and got < seq:
+        if isinstance(got, int) and whole and got < seq:
             return Codec.STALE
         if got != seq:
             # A later seq means the program is out of step with the kit; a missing or mistyped one is
