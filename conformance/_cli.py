@@ -113,6 +113,14 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"rag-conformance diff: {exc}", file=sys.stderr)
         return 2
     print(format_diff(diff, old_label=args.old, new_label=args.new))
+    if diff.new_verdict == "NOT JUDGED":
+        # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
+        # gate on this diff must not pass an implementation the kit could not even load.
+        print(
+            f"rag-conformance diff: {args.new} is NOT JUDGED: the kit could not judge that run",
+            file=sys.stderr,
+        )
+        return 2
     return 1 if diff.regressed else 0
 
 

@@ -162,3 +162,14 @@ def test_the_replay_hint_of_a_property_failure_works_as_printed(tmp_path: Path) 
     assert replayed["environment"]["hypothesis_seed"] == seed
     message = {s["id"]: s["message"] for s in original["scenarios"]}
     assert {s["id"]: s["message"] for s in replayed["scenarios"]} == message  # the same falsifying example
+
+
+def test_diff_against_a_not_judged_report_is_exit_2(tmp_path: Path) -> None:
+    done, _ = rag_conformance("run", "--adapter", "nosuch.module:Foo", "--report", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    old = tmp_path / "old.json"
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    old.write_text(json.dumps(report | {"verdict": "CONFORMS", "reason": None}))
+    diff, _ = rag_conformance("diff", str(old), str(tmp_path / "out" / "report.json"), cwd=tmp_path)
+    assert diff.returncode == 2, diff.stdout + diff.stderr
+    assert "NOT JUDGED" in diff.stderr
