@@ -1,5 +1,6 @@
 """The judge: Gherkin features of the ``rag-retrieval-quality-score`` spec run against any implementation."""
 
+from ._base import ImplementationBase
 from ._errors import (
     AdapterCallError,
     AdapterLoadError,
@@ -46,6 +47,7 @@ __all__ = [
     "Hints",
     "Hit",
     "Implementation",
+    "ImplementationBase",
     "ImplementationInfo",
     "InvalidReplyError",
     "LookupReply",

@@ -9,13 +9,21 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 
+EXIT_CODES = """\
+exit codes:
+  0  conforms: every applicable scenario passed
+  1  does not conform: a scenario failed, or errored on the implementation's reply or crash
+  2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
+     handshake failed, Milvus could not be started or reached, or the command line was wrong
+"""
+
+
 def _run(args: argparse.Namespace) -> int:
     from ._runner import run_conformance
 
-    if args.adapter_cmd:
-        args.adapter = f"cmd:{args.adapter_cmd}"
+    adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
     outcome = run_conformance(
-        args.adapter,
+        adapter,
         milvus=args.milvus,
         report_dir=args.report,
         select=args.select,
@@ -23,16 +31,22 @@ def _run(args: argparse.Namespace) -> int:
         adapter_timeout=args.adapter_timeout,
         validate=args.validate,
         checks=args.checks,
+        seed=args.seed,
+        profile=args.profile,
+        strict_stdout=args.strict_stdout,
+        verbose=args.verbose,
+        tb=args.tb,
     )
+    code = outcome.exit_code
     if outcome.report is None:
         print(
-            "rag-conformance: the run produced no scenario results (pytest exit code "
-            f"{outcome.pytest_exit_code}); see the output above",
+            f"rag-conformance: no scenario ran (pytest exit code {outcome.pytest_exit_code}), so nothing "
+            f"was judged; see the message above. Exit code {code}",
             file=sys.stderr,
         )
     else:
-        print(f"verdict: {outcome.report.verdict} ({args.adapter}); report in {args.report}")
-    return outcome.exit_code
+        print(f"verdict: {outcome.report.verdict} ({adapter}); report in {args.report}; exit code {code}")
+    return code
 
 
 def _coverage(args: argparse.Namespace) -> int:
@@ -78,7 +92,14 @@ def _engines(args: argparse.Namespace) -> int:
 
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_matrix(columns))
-    broken = [c for c in columns if c.report is None or c.report.summary.failed or c.report.summary.errored]
+    broken = [
+        c
+        for c in columns
+        if c.report is None
+        or c.report.verdict == "NOT JUDGED"
+        or c.report.summary.failed
+        or c.report.summary.errored
+    ]
     return 1 if broken else 0
 
 
@@ -92,6 +113,14 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"rag-conformance diff: {exc}", file=sys.stderr)
         return 2
     print(format_diff(diff, old_label=args.old, new_label=args.new))
+    if diff.new_verdict == "NOT JUDGED":
+        # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
+        # gate on this diff must not pass an implementation the kit could not even load.
+        print(
+            f"rag-conformance diff: {args.new} is NOT JUDGED: the kit could not judge that run",
+            file=sys.stderr,
+        )
+        return 2
     return 1 if diff.regressed else 0
 
 
@@ -101,16 +130,34 @@ def _docs(args: argparse.Namespace) -> int:
     return docs_main(args.results, args.out, spec=args.spec)
 
 
+def _profiles() -> tuple[str, ...]:
+    from .plugin import PROPERTY_PROFILES
+
+    return tuple(sorted(PROPERTY_PROFILES))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag-conformance",
         description="Conformance kit for the rag-retrieval-quality-score spec on Milvus.",
+        epilog=f"{EXIT_CODES}(for run; the other commands say in their --help what they return)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run every scenario against an implementation")
-    run.add_argument(
-        "--adapter", default="reference", help="'reference' (default), an entry-point name or 'module:attr'"
+    run = sub.add_parser(
+        "run",
+        help="run every scenario against an implementation",
+        description="Judge an implementation: every applicable scenario of the spec, a table per "
+        "requirement, report.json and junit.xml. Quiet by default: -v or --tb add tracebacks.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = run.add_mutually_exclusive_group()
+    target.add_argument(
+        "--adapter",
+        default=None,
+        help="'reference' (default), an entry-point name, or 'module:attr' (importable from here)",
     )
     run.add_argument("--milvus", default="lite", help="lite (default) | uri:<uri> | container[:image]")
     run.add_argument("--report", default="rqs-report", help="directory for report.json and junit.xml")
@@ -124,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-k", dest="select", default=None, help="only scenarios matching this pytest -k expression"
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
-    run.add_argument(
+    target.add_argument(
         "--adapter-cmd",
         default=None,
         metavar="CMD",
@@ -133,7 +180,41 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--adapter-timeout", type=float, default=30.0, help="seconds per call to a stdio program (30)"
     )
-    run.add_argument("--validate", action="store_true", help="check every stdio message both ways, strictly")
+    run.add_argument(
+        "--validate", action="store_true", help="also check every line the kit writes to a stdio program"
+    )
+    run.add_argument(
+        "--strict-stdout",
+        action="store_true",
+        help="a stdio program's stdout line that is not a reply errors the call (default: skipped, "
+        "and listed as a warning in the report)",
+    )
+    run.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="Hypothesis seed of the property scenarios: the one a report or a failure shows replays "
+        "that run (default: random, recorded in report.json)",
+    )
+    run.add_argument(
+        "--profile",
+        choices=_profiles(),
+        default=None,
+        help="examples per property scenario: ci (default, 100) or thorough (1000)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="pytest's verbose output with tracebacks (--tb short unless --tb says otherwise)",
+    )
+    run.add_argument(
+        "--tb",
+        default=None,
+        choices=("auto", "long", "short", "line", "native", "no"),
+        help="traceback style, as pytest's --tb (default: no tracebacks; short with -v)",
+    )
     run.set_defaults(func=_run)
 
     schema = sub.add_parser("schema", help="JSON Schema of the stdio protocol, generated from the models")
@@ -214,7 +295,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = ""
+        if any(arg.startswith("--rqs-") for arg in unknown):
+            hint = (
+                "; the kit's pytest options have their own names here (--rqs-seed is --seed, "
+                "--rqs-profile is --profile), and other pytest options go after --"
+            )
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import shlex
 import sys
 from collections.abc import Generator
 from importlib.metadata import PackageNotFoundError, version
@@ -16,12 +17,21 @@ from ._errors import ConformanceError
 from ._judge import NOTES
 from ._junit import write_junit
 from ._paths import spec_path
-from ._report import NOT_APPLICABLE_PREFIX, Environment, Report, ScenarioResult, build_report, format_table
+from ._report import (
+    NOT_APPLICABLE_PREFIX,
+    Environment,
+    Report,
+    ScenarioResult,
+    build_report,
+    format_table,
+    not_judged_report,
+)
 
 __all__ = ["Recorder", "kit_version", "spec_sha256"]
 
 _MESSAGE_LIMIT = 2000
 _STRICT_XPASS = "[XPASS(strict)] "
+_WARNINGS_SHOWN = 10
 
 
 def kit_version() -> str:
@@ -49,8 +59,20 @@ class Recorder:
         self.milvus: dict[str, Any] | None = None
         self.hypothesis_seed: int | None = None
         self.report: Report | None = None
+        self.reason: str | None = None
+        self.warnings: list[str] = []
         self._failed_steps: dict[str, str] = {}
+        self._properties: set[str] = set()
         config.stash[self.key] = self
+
+    def not_judged(self, reason: str) -> None:
+        """The run cannot judge the implementation (adapter or engine unusable): NOT JUDGED, ``reason``."""
+        self.reason = reason
+
+    def warn(self, text: str) -> None:
+        """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
+        if text not in self.warnings:
+            self.warnings.append(text)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -86,6 +108,8 @@ class Recorder:
         if status is None:
             return
         feature, scenario = _names(item)
+        if item.get_closest_marker("rqs_property") is not None:
+            self._properties.add(scenario_id)
         self.results[item.nodeid] = ScenarioResult(
             id=scenario_id,
             requirement=feature.strip() or "(no feature)",
@@ -122,12 +146,22 @@ class Recorder:
             platform=f"{sys.platform}-{platform.machine()}",
         )
 
+    # trylast: in a run that could not judge, the one-error JUnit file replaces pytest's empty one.
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self.results:
+        if self.reason is not None:
+            self.report = not_judged_report(self.reason, self.environment(), warnings=self.warnings)
+            xmlpath = getattr(self.config.option, "xmlpath", None)
+            if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
+                Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
+                write_junit(self.report, xmlpath)
+        elif self.results:
+            report = build_report(
+                self.results.values(), self.environment(), requirement_order=_requirement_order()
+            )
+            self.report = report.model_copy(update={"warnings": tuple(self.warnings)})
+        else:
             return
-        self.report = build_report(
-            self.results.values(), self.environment(), requirement_order=_requirement_order()
-        )
         if self.report_dir is not None:
             self.report_dir.mkdir(parents=True, exist_ok=True)
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
@@ -136,11 +170,48 @@ class Recorder:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
             return
-        terminalreporter.section("rag-retrieval-quality-score conformance")
-        for line in format_table(self.report).splitlines():
-            terminalreporter.write_line(line)
+        if self.report.verdict != "NOT JUDGED":  # pytest prints the reason itself, as a usage error
+            terminalreporter.section("rag-retrieval-quality-score conformance")
+            for line in format_table(self.report).splitlines():
+                terminalreporter.write_line(line)
+            hint = self._replay_hint()
+            if hint:
+                terminalreporter.write_line(hint)
+        for text in self.report.warnings[:_WARNINGS_SHOWN]:
+            terminalreporter.write_line(f"warning: {text}", yellow=True)
+        if len(self.report.warnings) > _WARNINGS_SHOWN:
+            more = len(self.report.warnings) - _WARNINGS_SHOWN
+            terminalreporter.write_line(f"warning: {more} more in report.json", yellow=True)
         if self.report_dir is not None:
             terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
+
+    def _replay_hint(self) -> str | None:
+        """How to replay a broken property scenario, as a command that works when copied."""
+        assert self.report is not None
+        broken = [
+            r for r in self.report.scenarios if r.id in self._properties and r.status in ("failed", "errored")
+        ]
+        if not broken or self.hypothesis_seed is None:
+            return None
+        option = self.config.getoption
+        profile = option("rqs_profile", default=None) or "ci"
+        command = ["rag-conformance", "run"]
+        adapter_cmd, adapter = option("rqs_adapter_cmd", default=None), option("rqs_adapter", default=None)
+        if adapter_cmd:
+            command += ["--adapter-cmd", adapter_cmd]
+        elif adapter and adapter != "reference":
+            command += ["--adapter", adapter]
+        milvus = option("rqs_milvus", default=None)
+        if milvus and milvus != "lite":
+            command += ["--milvus", milvus]
+        keyword = option("keyword", default=None)
+        if keyword:
+            command += ["-k", keyword]
+        command += ["--seed", str(self.hypothesis_seed), "--profile", profile]
+        return (
+            f"replay the property scenarios: {shlex.join(command)} "
+            f"(in pytest: --rqs-seed {self.hypothesis_seed} --rqs-profile {profile})"
+        )
 
 
 def _requirement_order() -> list[str]:

@@ -35,6 +35,7 @@ __all__ = [
     "broken_requirements",
     "build_report",
     "format_table",
+    "not_judged_report",
 ]
 
 Status = Literal["passed", "failed", "errored", "not_applicable", "xfailed", "skipped"]
@@ -42,6 +43,7 @@ Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED"
 # When examples of one scenario disagree, the scenario takes the first status in this order.
 _PRECEDENCE: tuple[Status, ...] = ("failed", "errored", "passed", "xfailed", "not_applicable", "skipped")
 NOT_APPLICABLE_PREFIX = "NOT APPLICABLE: "
+_FAILURE_LINE_CHARS = 300  # the table's failure lines: one line each; report.json keeps the whole text
 
 
 class _Model(BaseModel):
@@ -206,6 +208,20 @@ def build_report(
     )
 
 
+def not_judged_report(reason: str, environment: Environment, *, warnings: Sequence[str] = ()) -> Report:
+    """The report of a run that could not judge at all: no scenarios, verdict NOT JUDGED, the reason."""
+    return Report(
+        summary=Summary(),
+        spec_scenarios=SpecTally(passed=0, total=0),
+        verdict="NOT JUDGED",
+        requirements=(),
+        scenarios=(),
+        environment=environment,
+        reason=reason,
+        warnings=tuple(warnings),
+    )
+
+
 def format_table(report: Report) -> str:
     """The per-requirement table printed at the end of a run."""
     header = ("requirement", "passed", "failed", "errored", "n/a", "verdict")
@@ -226,8 +242,17 @@ def format_table(report: Report) -> str:
     tally = report.spec_scenarios
     if tally.total:
         lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
-    tally = report.spec_scenarios
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
-        lines.append(f"{r.status.upper()} {r.id}: {r.message or ''}".rstrip())
+        breaks = f" [breaks {', '.join(broken_requirements(r))}]" if r.status == "failed" else ""
+        lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
     return "\n".join(lines)
+
+
+def _first_line(message: str | None) -> str:
+    """One line of a failure message: its first line, shortened; the report keeps all of it."""
+    text = (message or "").strip()
+    first, _, rest = text.partition("\n")
+    if len(first) > _FAILURE_LINE_CHARS:
+        return first[: _FAILURE_LINE_CHARS - 1] + "…"
+    return first + (" […]" if rest.strip() else "")

@@ -12,7 +12,12 @@ from ._errors import ConformanceError
 from ._recorder import Recorder
 from ._report import Report
 
-__all__ = ["RunOutcome", "run_conformance"]
+__all__ = ["EXIT_CONFORMS", "EXIT_DOES_NOT_CONFORM", "EXIT_NOT_JUDGED", "RunOutcome", "run_conformance"]
+
+EXIT_CONFORMS = 0
+EXIT_DOES_NOT_CONFORM = 1
+EXIT_NOT_JUDGED = 2
+EXIT_INTERRUPTED = 130
 
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
@@ -26,21 +31,29 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 only when every applicable scenario passed; 1 when one failed or errored; 2 when no report."""
-        if self.report is None:
-            return 2 if self.pytest_exit_code in (0, 1, 5) else int(self.pytest_exit_code)
+        """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
+        or crash. 2: nothing could be judged (adapter not loadable, handshake or engine failed, usage
+        error, no scenario ran). 130: interrupted."""
+        if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
+            return EXIT_INTERRUPTED
+        if self.report is None or self.report.verdict == "NOT JUDGED":
+            return EXIT_NOT_JUDGED
         s = self.report.summary
-        return 1 if (s.failed or s.errored) else 0
+        return EXIT_DOES_NOT_CONFORM if (s.failed or s.errored) else EXIT_CONFORMS
 
 
 class _Capture:
-    def __init__(self) -> None:
-        self.report: Report | None = None
+    """Keeps the session's recorder, whose report is complete once ``pytest.main`` returns."""
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        recorder = session.config.stash.get(Recorder.key, None)
-        self.report = recorder.report if recorder else None
+    def __init__(self) -> None:
+        self.recorder: Recorder | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.recorder = session.config.stash.get(Recorder.key, None)
+
+    @property
+    def report(self) -> Report | None:
+        return self.recorder.report if self.recorder is not None else None
 
 
 def run_conformance(
@@ -53,6 +66,11 @@ def run_conformance(
     adapter_timeout: float | None = None,
     validate: bool = False,
     checks: str = "implementation",
+    seed: int | None = None,
+    profile: str | None = None,
+    strict_stdout: bool = False,
+    verbose: int = 0,
+    tb: str | None = None,
 ) -> RunOutcome:
     """Run every scenario of the kit against ``adapter`` and return the outcome.
 
@@ -61,6 +79,11 @@ def run_conformance(
     ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
     ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
     ``checks`` is ``implementation`` (the spec's scenarios), ``engine`` (Milvus behaviour) or ``all``.
+    ``seed`` and ``profile`` (``ci`` or ``thorough``) set the property scenarios' Hypothesis seed and
+    examples; ``strict_stdout`` makes a stdio program's stdout noise an error.
+
+    The terminal shows progress, the per-requirement table and one line per failed scenario;
+    ``verbose`` (pytest's ``-v``, repeatable) or ``tb`` (a pytest ``--tb`` style) add tracebacks.
     """
     if not SUITE_DIR.is_dir():
         raise ConformanceError(
@@ -78,10 +101,14 @@ def run_conformance(
         adapter,
         "--rqs-milvus",
         milvus,
-        "--tb=short",
         "--no-header",
-        "-q",
     ]
+    if verbose:
+        args += ["-" + "v" * verbose, f"--tb={tb or 'short'}"]
+    else:
+        # Quiet: the table says what broke, one line per scenario; pytest's own summary lines and
+        # tracebacks would repeat it, longer, above it.
+        args += ["-q", f"--tb={tb or 'no'}", "-rN", "--disable-warnings"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args += ["-p", "conformance.plugin", "-p", "pytest_bdd.plugin"]
     if report_dir is not None:
@@ -93,6 +120,12 @@ def run_conformance(
         args += ["--rqs-adapter-timeout", str(adapter_timeout)]
     if validate:
         args.append("--rqs-validate")
+    if strict_stdout:
+        args.append("--rqs-strict-stdout")
+    if seed is not None:
+        args += ["--rqs-seed", str(seed)]
+    if profile is not None:
+        args += ["--rqs-profile", profile]
     args += list(pytest_args)
     capture = _Capture()
     code = pytest.main(args, plugins=[capture])

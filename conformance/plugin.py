@@ -1,6 +1,8 @@
 """pytest plugin of the conformance kit (registered through the ``pytest11`` entry point).
 
-Importing it stays cheap: no pymilvus, no engine, no adapter. Those start in fixtures, on first use.
+Importing it stays cheap: no pymilvus, no engine, no adapter. When the kit's scenarios are selected,
+the adapter is loaded and the engine reached once collection is done, before the first scenario: if
+either fails, the run stops with one usage error and a NOT JUDGED report (see :mod:`conformance._preflight`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ._preflight import RunResources
 from ._recorder import Recorder
 from ._report import NOT_APPLICABLE_PREFIX
 from .steps import STEP_MODULES
@@ -26,6 +29,7 @@ OPT_PROFILE = "--rqs-profile"
 OPT_ADAPTER_CMD = "--rqs-adapter-cmd"
 OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
 OPT_VALIDATE = "--rqs-validate"
+OPT_STRICT_STDOUT = "--rqs-strict-stdout"
 OPT_CHECKS = "--rqs-checks"
 OPT_EXPECTATIONS = "--rqs-expectations"
 
@@ -110,7 +114,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         OPT_VALIDATE,
         action="store_true",
         default=False,
-        help="check every stdio message both ways against the protocol models, strictly",
+        help="also check every line the kit writes to a stdio implementation against the protocol models",
+    )
+    group.addoption(
+        OPT_STRICT_STDOUT,
+        action="store_true",
+        default=False,
+        help="a stdio implementation's stdout line that is not a reply errors the call that waited for "
+        "it (default: skipped, and listed once as a warning in the report)",
     )
 
 
@@ -133,10 +144,29 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(importlib.import_module(module), module)
     # The Recorder writes report.json and junit.xml (one suite per requirement) into the report dir.
     report_dir = config.getoption(OPT_REPORT)
-    config.pluginmanager.register(Recorder(config, report_dir), "rqs-recorder")
+    recorder = Recorder(config, report_dir)
+    config.pluginmanager.register(recorder, "rqs-recorder")
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
-    config.stash[Recorder.key].hypothesis_seed = random.getrandbits(32) if seed is None else seed
+    recorder.hypothesis_seed = random.getrandbits(32) if seed is None else seed
+    RunResources(
+        config,
+        adapter_spec=_adapter_spec(config),
+        milvus=config.getoption(OPT_MILVUS),
+        stdio_options={
+            "timeout": config.getoption(OPT_ADAPTER_TIMEOUT),
+            "validate": config.getoption(OPT_VALIDATE),
+            "strict_stdout": config.getoption(OPT_STRICT_STDOUT),
+            "on_warning": recorder.warn,
+        },
+    )
+
+
+def _adapter_spec(config: pytest.Config) -> str:
+    command = config.getoption(OPT_ADAPTER_CMD)
+    if command:
+        return f"cmd:{command}"
+    return config.getoption(OPT_ADAPTER) or "reference"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -158,6 +188,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Load the adapter and reach the engine now, so a run that cannot judge stops before its first
+    # scenario with one message, instead of erroring every scenario with the same cause.
+    if session.config.option.collectonly:
+        return
+    resources = session.config.stash.get(RunResources.key, None)
+    if resources is not None:
+        resources.preflight(session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Normally the session fixtures have closed both already; this covers runs that never used them.
+    resources = session.config.stash.get(RunResources.key, None)
+    if resources is not None:
+        resources.close()
+
+
 # tryfirst: the hook is firstresult, and pytest-bdd's own impl (any tag -> a marker of that name) must
 # not answer first; which plugin entry point loads first depends on the install, not on us.
 @pytest.hookimpl(tryfirst=True)
@@ -176,24 +223,13 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
 @pytest.fixture(scope="session")
 def rqs_adapter_spec(pytestconfig: pytest.Config) -> str:
     """The adapter spec this run judges."""
-    command = pytestconfig.getoption(OPT_ADAPTER_CMD)
-    if command:
-        return f"cmd:{command}"
-    return pytestconfig.getoption(OPT_ADAPTER) or "reference"
+    return pytestconfig.stash[RunResources.key].adapter_spec
 
 
 @pytest.fixture(scope="session")
-def _rqs_loaded(
-    request: pytest.FixtureRequest, pytestconfig: pytest.Config, rqs_adapter_spec: str
-) -> Iterator[tuple[Any, Any]]:
-    from ._loading import load_adapter
-
-    stdio = {
-        "timeout": pytestconfig.getoption(OPT_ADAPTER_TIMEOUT),
-        "validate": pytestconfig.getoption(OPT_VALIDATE),
-    }
-    implementation, info = load_adapter(rqs_adapter_spec, stdio_options=stdio)
-    pytestconfig.stash[Recorder.key].adapter = info
+def _rqs_loaded(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Iterator[tuple[Any, Any]]:
+    resources = pytestconfig.stash[RunResources.key]
+    implementation, info = resources.adapter()
     if info.needs_milvus:
         # The implementation keeps collections in the engine and reaches it through the recording
         # proxy: both must outlive its close(), so they are set up first and torn down after it.
@@ -201,7 +237,7 @@ def _rqs_loaded(
     try:
         yield implementation, info
     finally:
-        implementation.close()
+        resources.close_adapter()
 
 
 @pytest.fixture(scope="session")
@@ -219,14 +255,11 @@ def rqs_info(_rqs_loaded: tuple[Any, Any]) -> Any:
 @pytest.fixture(scope="session")
 def rqs_engine(pytestconfig: pytest.Config) -> Iterator[Any]:
     """The Milvus the kit provisions for this run; every collection in it carries the run's prefix."""
-    from .engines import start_engine
-
-    engine = start_engine(pytestconfig.getoption(OPT_MILVUS))
+    resources = pytestconfig.stash[RunResources.key]
     try:
-        pytestconfig.stash[Recorder.key].milvus = engine.describe()
-        yield engine
+        yield resources.engine()
     finally:
-        engine.close()
+        resources.close_engine()
 
 
 @pytest.fixture(autouse=True)
@@ -234,11 +267,11 @@ def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
     needed = [m.args[0] for m in request.node.iter_markers("rqs_needs")]
     if not needed:
         return
-    # An adapter that cannot load raises here: the scenario is then ERRORED, with the reason.
     info = request.getfixturevalue("rqs_info")
     missing = [c for c in needed if not info.supports(c)]
     if missing:
+        noun = "capability" if len(missing) == 1 else "capabilities"
         pytest.skip(
-            f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare capability "
+            f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare {noun} "
             f"{', '.join(repr(c) for c in missing)}"
         )

@@ -146,7 +146,12 @@ class SpecViolationError(AssertionError):
         self.violations = tuple(violations)
         shown = self.violations[:8]
         more = len(self.violations) - len(shown)
-        lines = [f"the {operation} reply breaks the spec:"] + [f"  - {v}" for v in shown]
+        first = self.violations[0]
+        headline = f"{operation} reply: [{first.rule.requirement}: {first.rule.id}] {first.item}: expected "
+        headline += f"{first.expected}; got {first.actual}"
+        if len(self.violations) > 1:
+            headline += f" (and {len(self.violations) - 1} more)"
+        lines = [headline] + [f"  - {v}" for v in shown]
         if more:
             lines.append(f"  ... and {more} more")
         super().__init__("\n".join(lines))

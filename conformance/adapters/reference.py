@@ -35,10 +35,12 @@ class ReferenceAdapter:
         self._store: Any = None
 
     def describe(self) -> ImplementationInfo:
+        """The reference, by name; a subclass is another implementation and goes by its class name."""
         from conformance._recorder import kit_version
 
+        cls = type(self)
         return ImplementationInfo(
-            name="reference",
+            name="reference" if cls is ReferenceAdapter else cls.__name__,
             version=kit_version(),
             language="python",
             homepage=None,

@@ -1,10 +1,19 @@
 """``StdioAdapter``: the :class:`~conformance.Implementation` Protocol spoken to a child process.
 
-Every failure ends the one call it happened in and leaves the run going: a crash or a hang is
-reported with the tail of stderr and the child is restarted once before the next call (handshake and
-the last ``prepare`` again, so search still works); an unreadable line is quoted; a ``skipped`` reply
-makes the scenario NOT APPLICABLE. After three process failures in a row the adapter gives up and
-answers every later call at once with the reason, so a broken implementation cannot stall a run.
+Every failure ends the one call it happened in and leaves the run going:
+
+- a reply that is JSON with the right ``seq`` but not of the operation's reply shape errors that call,
+  quoting the line; the program keeps serving (it answered, so it is alive and in step);
+- a line on stdout that is not JSON (a log line, a banner) after the handshake is skipped while the
+  kit waits for the reply, up to a bound, and reported once as a warning; with ``strict_stdout`` it
+  errors the call instead;
+- a crash, a hang past the timeout, or unreadable output (a reply to a later request, or more noise
+  than the bound) errors the call with the tail of stderr, and the program is restarted before the
+  next call (the handshake again, and the last ``prepare`` again before the next search or lookup).
+
+Only that last kind counts toward the restart limit, per capability: after three in a row for one
+capability, its remaining calls are answered at once with one shared reason, and the program still
+serves the other capabilities. If it cannot be restarted at all, every later call gets that reason.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import os
 import shlex
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +47,33 @@ __all__ = ["NotApplicable", "StdioAdapter"]
 
 _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
+_NOISE_PER_CALL = 200  # non-reply stdout lines skipped while waiting for one reply
+_NOISE_REPORTED = 20  # distinct noise lines listed as warnings; then one line says there were more
+# Which capability a call serves: the restart limit counts per capability. prepare serves search and
+# lookup, so when it is given up on, so are they.
+_CAPABILITY = {
+    "canonicalize_label": "labels",
+    "quality_score": "quality",
+    "post_process": "post_process",
+    "prepare": "prepare",
+    "search": "search",
+    "lookup": "lookup",
+}
+_NEEDS_PREPARE = ("search", "lookup")
+# A line that is readable but wrong (schema, missing seq) leaves the stream in step; these do not.
+_UNREADABLE = ("ahead", "noisy")
+_NOISE = ("not_json", "not_object")
 
 
 class StdioAdapter:
     """Judge an implementation in any language that speaks the stdio protocol (see the README).
 
     ``command`` is split like a shell would (``shlex``) unless given as a sequence. ``timeout`` bounds
-    every call, the start handshake included. ``validate`` also checks every line the kit writes and
-    reads the implementation's replies strictly (no coercion, e.g. ``"1"`` is not a number).
-    ``env`` adds to (not replaces) the kit's environment.
+    every call, the start handshake included. ``validate`` also checks every line the kit writes
+    against the protocol models. Replies are read by one rule whatever the mode: numbers may be any
+    JSON number, text where a number belongs is a reply error. ``strict_stdout`` makes a stdout line
+    that is not a reply an error of the call (default: skipped, and reported once through
+    ``on_warning`` and :attr:`warnings`). ``env`` adds to (not replaces) the kit's environment.
     """
 
     def __init__(
@@ -55,6 +82,8 @@ class StdioAdapter:
         *,
         timeout: float = 30.0,
         validate: bool = False,
+        strict_stdout: bool = False,
+        on_warning: Callable[[str], None] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -75,9 +104,15 @@ class StdioAdapter:
         self._child: ChildProcess | None = None
         self._info: ImplementationInfo | None = None
         self._seq = 0
+        self.strict_stdout = strict_stdout
+        self.warnings: list[str] = []
+        self._on_warning = on_warning
+        self._noise_seen: set[str] = set()
         self._prepared: tuple[MilvusEndpoint, Corpus] | None = None
-        self._failures = 0
-        self._dead: str | None = None
+        self._child_prepared = False
+        self._failures: dict[str, int] = {}
+        self._given_up: dict[str, str] = {}  # capability -> the shared reason its calls now get
+        self._gone: str | None = None  # the program cannot be (re)started: every call gets this
         self._closed = False
 
     def __repr__(self) -> str:
@@ -110,7 +145,9 @@ class StdioAdapter:
         if endpoint.token is not None:
             self._codec.secrets.add(endpoint.token.get_secret_value())
         self._prepared = (endpoint, corpus)
+        self._child_prepared = False
         self._call("prepare", endpoint=endpoint, corpus=corpus)
+        self._child_prepared = True
 
     def search(self, request: SearchRequest) -> SearchReply:
         return self._call("search", request=request)
@@ -141,19 +178,55 @@ class StdioAdapter:
         with self._lock:
             if self._closed:
                 raise ImplementationProcessError(self.rqs_name, operation, "the adapter was closed")
-            if self._dead is not None:
-                raise ImplementationProcessError(self.rqs_name, operation, self._dead)
+            capability = _CAPABILITY[operation]
+            reason = self._gone or self._given_up.get(capability)
+            if reason is None and operation in _NEEDS_PREPARE:
+                reason = self._given_up.get("prepare")
+            if reason is not None:
+                raise ImplementationProcessError(self.rqs_name, operation, reason)
             if self._child is None:
                 self._restart(operation)
-            assert self._child is not None
-            try:
-                result = self._exchange(self._child, operation, fields, timeout=self.timeout)
-            except (NotApplicable, AdapterCallError):
-                self._failures = 0  # a clear answer: the process is fine
-                raise
-            # Only an answered call counts as recovery; a restart's handshake alone does not.
-            self._failures = 0
-            return result
+            if operation in _NEEDS_PREPARE and self._prepared is not None and not self._child_prepared:
+                self._reprepare(operation)
+            return self._counted(capability, operation, fields)
+
+    def _counted(self, capability: str, operation: str, fields: dict[str, Any]) -> Any:
+        """One exchange; a lost process counts toward ``capability``'s limit, any answer resets it."""
+        child = self._child
+        assert child is not None
+        try:
+            result = self._exchange(child, operation, fields, timeout=self.timeout)
+        except BaseException:
+            if self._child is child:  # answered, even if wrongly or by declining: alive and in step
+                self._failures[capability] = 0
+            else:
+                self._count_failure(capability)
+            raise
+        self._failures[capability] = 0
+        return result
+
+    def _count_failure(self, capability: str) -> None:
+        failures = self._failures.get(capability, 0) + 1
+        self._failures[capability] = failures
+        if failures >= _MAX_FAILURES_IN_A_ROW:
+            asked = "prepare (so search and lookup)" if capability == "prepare" else capability
+            self._given_up[capability] = (
+                f"the implementation crashed, hung or wrote unreadable output on {failures} {capability} "
+                f"calls in a row; the kit stopped asking it for {asked}. Fix the failure reported first; "
+                "other capabilities are still judged"
+            )
+
+    def _reprepare(self, operation: str) -> None:
+        """A restarted program gets the last corpus again before its first search or lookup."""
+        assert self._prepared is not None
+        endpoint, corpus = self._prepared
+        try:
+            self._counted("prepare", "prepare", {"endpoint": endpoint, "corpus": corpus})
+        except (ImplementationProcessError, InvalidReplyError, AdapterCallError, NotApplicable) as exc:
+            raise ImplementationProcessError(
+                self.rqs_name, operation, f"after a restart, prepare had to be sent again and failed: {exc}"
+            ) from None
+        self._child_prepared = True
 
     def _exchange(
         self, child: ChildProcess, operation: str, fields: dict[str, Any], *, timeout: float
@@ -179,8 +252,9 @@ class StdioAdapter:
                 "killed (raise --adapter-timeout if it is just slow)",
                 "timeout",
             ) from None
-        except InvalidReplyError:
-            self._lost(child)  # the stream may be out of step now: start afresh for the next call
+        except InvalidReplyError as invalid:
+            if getattr(invalid, "problem", None) in _UNREADABLE:
+                self._lost(child)  # out of step with the kit: start afresh for the next call
             raise
         if isinstance(reply, RemoteError):
             raise AdapterCallError(self.rqs_name, operation, reply)
@@ -188,22 +262,60 @@ class StdioAdapter:
 
     def _read_reply(self, child: ChildProcess, operation: str, seq: int, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
+        skipped = 0
         while True:
             line = child.receive(deadline - time.monotonic())
-            decoded = self._codec.decode(self.rqs_name, operation, seq, line)
+            try:
+                decoded = self._codec.decode(self.rqs_name, operation, seq, line)
+            except InvalidReplyError as invalid:
+                # Before the handshake is done, or with strict_stdout, noise is the call's error.
+                if getattr(invalid, "problem", None) not in _NOISE or operation == "start":
+                    raise
+                if self.strict_stdout:
+                    invalid.args = (f"{invalid} (--strict-stdout)",)
+                    raise
+                skipped += 1
+                if skipped > _NOISE_PER_CALL:
+                    error = InvalidReplyError(
+                        self.rqs_name,
+                        operation,
+                        f"more than {_NOISE_PER_CALL} lines on stdout that are not replies while the kit "
+                        "waited for this one; write only protocol lines on stdout, and logs to stderr",
+                    )
+                    error.problem = "noisy"  # type: ignore[attr-defined]
+                    raise error from None
+                self._noise(line)
+                continue
             if decoded is not Codec.STALE:
                 return decoded
+
+    def _noise(self, line: str) -> None:
+        """Report a skipped stdout line once (the same log line printed per call is one warning)."""
+        if line in self._noise_seen:
+            return
+        self._noise_seen.add(line)
+        if len(self._noise_seen) > _NOISE_REPORTED + 1:
+            return
+        if len(self._noise_seen) == _NOISE_REPORTED + 1:
+            text = (
+                f"implementation {self.rqs_name!r} wrote more than {_NOISE_REPORTED} different lines to "
+                "stdout that are not replies; only the first ones are listed"
+            )
+        else:
+            text = (
+                f"implementation {self.rqs_name!r} wrote a line to stdout that is not a reply (skipped): "
+                f"{self._codec.quote(line)}; write only protocol lines on stdout and logs to stderr, or "
+                "the call fails under --strict-stdout"
+            )
+        self.warnings.append(text)
+        if self._on_warning is not None:
+            self._on_warning(text)
 
     def _lost(self, child: ChildProcess) -> None:
         child.kill()
         if self._child is child:
             self._child = None
-        self._failures += 1
-        if self._failures >= _MAX_FAILURES_IN_A_ROW:
-            self._dead = (
-                f"the implementation failed {self._failures} calls in a row (crash, hang or unreadable "
-                "reply); the kit stopped restarting it. Fix the failure reported first"
-            )
+            self._child_prepared = False
 
     def _process_error(
         self, child: ChildProcess, operation: str, detail: str, problem: str
@@ -240,18 +352,13 @@ class StdioAdapter:
         self._child, self._info, self.rqs_name = child, info, info.name
 
     def _restart(self, operation: str) -> None:
-        """Once per failure: a fresh child, the handshake and the last ``prepare`` again."""
+        """A fresh child and the handshake; if that fails, the program is gone for the whole run."""
         try:
             self._spawn()
-            if self._prepared is not None:
-                endpoint, corpus = self._prepared
-                assert self._child is not None
-                self._exchange(
-                    self._child, "prepare", {"endpoint": endpoint, "corpus": corpus}, timeout=self.timeout
-                )
         except (ImplementationProcessError, InvalidReplyError, AdapterCallError) as exc:
-            self._dead = f"it failed earlier and restarting it failed too: {exc}"
-            raise ImplementationProcessError(self.rqs_name, operation, self._dead) from None
+            self._gone = f"it failed earlier and restarting it failed too: {exc}"
+            raise ImplementationProcessError(self.rqs_name, operation, self._gone) from None
+        self._child_prepared = False
 
 
 def _kit_version() -> str:

@@ -14,6 +14,7 @@ __all__ = ["Codec", "RemoteError"]
 
 _QUOTE_CHARS = 300
 _CONTEXT_CHARS = 600
+_RECEIVED_CHARS = 80
 _ADVICE = "write exactly one JSON object per line on stdout, and send logs and banners to stderr"
 
 
@@ -79,7 +80,8 @@ class Codec:
         """The ``result`` of a good reply, a :class:`RemoteError`, :attr:`STALE`, or an exception.
 
         Raises :class:`InvalidReplyError` quoting the line when it is not JSON, not a reply to this
-        request, or not of the operation's reply shape; raises ``NotApplicable`` for ``skipped``.
+        request, or not of the operation's reply shape; its ``problem`` says which (``not_json``,
+        ``not_object``, ``ahead``, ``wrong_seq``, ``invalid``). Raises ``NotApplicable`` for ``skipped``.
         """
         try:
             data = json.loads(line)
@@ -92,17 +94,22 @@ class Codec:
                 name, operation, f"the line {self.quote(line)} is not a JSON object; {_ADVICE}", "not_object"
             )
         got = data.get("seq")
-        if isinstance(got, int) and not isinstance(got, bool) and got < seq:
+        whole = isinstance(got, int) and not isinstance(got, bool)
+        if isinstance(got, int) and whole and got < seq:
             return Codec.STALE
         if got != seq:
+            # A later seq means the program is out of step with the kit; a missing or mistyped one is
+            # a readable reply to this request with a wrong field.
             raise self._invalid(
                 name,
                 operation,
                 f"the line {self.quote(line)} answers seq {got!r}, the request was seq {seq}",
-                "wrong_seq",
+                "ahead" if whole else "wrong_seq",
             )
         try:
-            reply = reply_adapter(operation).validate_json(line, strict=self.validate)
+            # One reading in every mode, the same as in process: numbers may be any JSON number, text
+            # where a number belongs is an error (the protocol models' Real and WholeNumber fields).
+            reply = reply_adapter(operation).validate_json(line)
         except ValidationError as exc:
             raise self._invalid(
                 name,
@@ -133,10 +140,16 @@ class Codec:
 def _errors(exc: ValidationError) -> str:
     """Pydantic's errors on one line each: ``where: what``; the union's tag is left out of ``where``."""
     parts = []
-    for error in exc.errors(include_url=False, include_input=False):
+    for error in exc.errors(include_url=False):
         loc = [str(p) for p in error["loc"]]
         if loc and loc[0] in ("result", "skipped", "error"):
             loc = loc[1:]
-        parts.append(f"{'.'.join(loc) or '(line)'}: {error['msg']}")
+        part = f"{'.'.join(loc) or '(line)'}: {error['msg']}"
+        received = error.get("input")
+        # The value that was refused, when it is short and plain: a long line is quoted shortened.
+        shown = repr(received)
+        if isinstance(received, str | int | float | bool) and len(shown) <= _RECEIVED_CHARS:
+            part += "" if shown in part else f" (received {shown})"
+        parts.append(part)
     shown = "; ".join(parts[:5])
     return shown + (f"; and {len(parts) - 5} more" if len(parts) > 5 else "")

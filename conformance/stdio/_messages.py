@@ -29,6 +29,7 @@ from .._protocol import (
     PostProcessReply,
     PostProcessRequest,
     QualityRequest,
+    Real,
     SearchReply,
     SearchRequest,
     Wire,
@@ -194,7 +195,7 @@ def _result_model(operation: str, result: Any) -> type[Wire]:
 OPERATIONS: dict[str, Any] = {
     "start": ImplementationInfo,
     "canonicalize_label": str,
-    "quality_score": float,
+    "quality_score": Real,
     "post_process": PostProcessReply,
     "prepare": None,
     "search": SearchReply,

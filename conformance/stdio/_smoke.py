@@ -1,7 +1,8 @@
 """``rag-conformance smoke``: the handshake and one call per declared capability, with plain advice.
 
 Not a verdict on the spec (that is ``rag-conformance run``): it checks that the implementation speaks
-the protocol, strictly, and says in plain words what to change when it does not.
+the protocol, strictly (the kit's lines validated, stdout noise an error), and says in plain words
+what to change when it does not.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ ADVICE: dict[str, str] = {
     "printing), and send logs to stderr",
     "not_object": 'each reply must be a JSON object such as {"seq": 1, "result": ...}',
     "wrong_seq": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
+    "ahead": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
+    "noisy": "stdout carries protocol lines only: send logs to stderr",
     "invalid": "the reply does not match the protocol: see the field errors above, and "
     "`rag-conformance schema --out DIR` for the JSON Schema of every reply",
     "start:timeout": "no answer to start: read stdin line by line, answer each line at once, and flush "
@@ -62,7 +65,7 @@ def smoke(
     command: str | Sequence[str], *, timeout: float = 30.0, milvus: str = "lite", say: Say = print
 ) -> int:
     """Handshake, then one strict call per declared capability. 0 when all spoke the protocol."""
-    adapter = StdioAdapter(command, timeout=timeout, validate=True)
+    adapter = StdioAdapter(command, timeout=timeout, validate=True, strict_stdout=True)
     try:
         try:
             info = adapter.describe()
@@ -72,7 +75,7 @@ def smoke(
             return 1
         say(f"ok   start: {info.name} {info.version} ({info.language}); capabilities: {_caps(info)}")
         failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
-        if {Capability.SEARCH, Capability.LOOKUP} & set(info.capabilities):
+        if info.needs_milvus:
             failures += _milvus_calls(adapter, info, milvus, say)
         return 1 if failures else 0
     finally:
@@ -118,6 +121,8 @@ def _unit(*values: float) -> tuple[float, ...]:
     return tuple(v / norm for v in values)
 
 
+MODES = ("dense", "hybrid")
+
 _TINY = Corpus(
     name="smoke",
     dim=4,
@@ -146,13 +151,16 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
             return 1
         query = _unit(1, 0.05, 0, 0)
         calls: list[tuple[str, Callable[[], Any]]] = []
-        if Capability.SEARCH in info.capabilities:
-            for mode in ("dense", "hybrid"):
+        for mode in MODES:
+            if info.supports("search", mode):
                 request = SearchRequest(query_text="failover", query_vector=query, mode=mode, k=2)
                 calls.append((f"search ({mode})", lambda r=request: adapter.search(r)))
-        if Capability.LOOKUP in info.capabilities:
-            lookup = LookupRequest(query_text="failover", query_vector=query, category="network")
-            calls.append(("lookup", lambda: adapter.lookup(lookup)))
+        for mode in MODES:
+            if info.supports("lookup", mode):
+                lookup = LookupRequest(
+                    query_text="failover", query_vector=query, mode=mode, category="network"
+                )
+                calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
         failures = sum(not _check(say, name, call) for name, call in calls)
         adapter.close()  # drop the implementation's collection before the engine goes away
         return failures

@@ -5,9 +5,11 @@ Kept apart from the step module so that :mod:`conformance.steps.properties` read
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -40,6 +42,7 @@ __all__ = [
 _PHASES = tuple(Phase)
 _UNSHRUNK = (Phase.explicit, Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
 _EXACT = 1e-12  # same inputs that must not matter: the answers must agree up to float noise only
+_INSTALLED_UNDER = str(Path(__file__).resolve().parents[2]) + os.sep  # the dir holding the package
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,16 @@ class PropertyRun:
         parts = [f"{exc}\n" + "\n".join(getattr(exc, "__notes__", ())) for exc in failures]
         if len(parts) > 1:
             parts = [f"falsifying example {i} of {len(parts)}: {p}" for i, p in enumerate(parts, 1)]
-        return "\n".join(parts) + f"\n(replay: --rqs-seed {self.seed} --rqs-profile {self.profile})"
+        # Hypothesis names the lines only failing examples ran, by absolute path: show them relative
+        # to where the kit is installed (conformance/steps/..., or a checkout's tests/...).
+        text = "\n".join(parts).replace(_INSTALLED_UNDER, "")
+        if self.profile == "selftest":
+            return text + f"\n(replay: rag-conformance selftest --seed {self.seed})"
+        # The same hint must work wherever the message is read: the CLI and pytest spell it differently.
+        return text + (
+            f"\n(replay: rag-conformance run --seed {self.seed} --profile {self.profile}; "
+            f"in pytest: --rqs-seed {self.seed} --rqs-profile {self.profile})"
+        )
 
 
 def _failed(message: str, failures: Sequence[BaseException]) -> AssertionError:

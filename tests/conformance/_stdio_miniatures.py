@@ -2,29 +2,34 @@
 
 TOKEN = "s3cret-token-do-not-print"
 
-# One miniature: answers labels correctly; on quality_score it does whatever FAULT says.
+# One miniature: answers labels correctly; on quality_score it does whatever FAULT says. STATE is a file
+# it appends to: one line per prepare (saying whether the token arrived intact) and one per start.
 TEMPLATE = """\
 import json, os, sys, time
 FAULT = {fault!r}
 STATE = {state!r}
+def note(text):
+    with open(STATE, "a") as f:
+        f.write(text + "\\n")
 for line in sys.stdin:
     m = json.loads(line)
     seq, kind = m["seq"], m["type"]
     out = {{"seq": seq, "result": None}}
     if kind == "start":
-        if FAULT == "banner":
+        note("start")
+        starts = sum(1 for entry in open(STATE) if entry == "start\\n")
+        if FAULT == "banner" or (FAULT == "crash-then-banner" and starts > 1):
             print("my-impl v1 ready")
         caps = ["labels", "quality", "search"]
         out["result"] = {{"name": "mini", "version": "1", "capabilities": caps}}
     elif kind == "canonicalize_label":
         out["result"] = {{"rrf_fused": "hybrid"}}.get(m["label"], "dense")
     elif kind == "prepare":
-        with open(STATE, "a") as f:
-            f.write("prepare token-ok\\n" if m["endpoint"]["token"] == {token!r} else "prepare bad\\n")
+        note("prepare token-ok" if m["endpoint"]["token"] == {token!r} else "prepare bad")
     elif kind == "search":
         out["result"] = {{"hits": []}}
     elif kind == "quality_score":
-        if FAULT == "crash":
+        if FAULT in ("crash", "crash-then-banner"):
             print("about to fail, token", m.get("token", {token!r}), file=sys.stderr, flush=True)
             os._exit(3)
         if FAULT == "hang":
@@ -32,10 +37,20 @@ for line in sys.stdin:
         if FAULT == "garbage":
             print("this is not json", flush=True)
             continue
+        if FAULT == "flood":
+            for i in range(300):
+                print("progress", i, flush=True)
+            continue
+        if FAULT == "noise":
+            print("computing quality...", flush=True)
         if FAULT == "invalid":
             out["result"] = {{"quality": 0.5}}
         elif FAULT == "string-number":
             out["result"] = "0.5"
+        elif FAULT == "ahead":
+            out = {{"seq": seq + 1, "result": 0.5}}
+        elif FAULT == "noseq":
+            out = {{"result": 0.5}}
         elif FAULT == "skip":
             out = {{"seq": seq, "skipped": "no normalizer in this build"}}
         elif FAULT == "error":
@@ -47,4 +62,29 @@ for line in sys.stdin:
     print(json.dumps(out), flush=True)
     if kind == "stop":
         break
+"""
+
+# The Python stdio example with one thing changed, for whole runs: MODE is the first argument.
+#   invalid-post-process: every post_process reply carries a text where isLowQuality's boolean belongs
+#                         (and an extra "completeness" field, which alone is fine);
+#   noise:                a log line on stdout before every reply after the handshake.
+EXAMPLE_VARIANT = """\
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("impl", {example!r})
+impl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(impl)
+MODE = sys.argv[1]
+original_post_process, original_answer = impl.post_process, impl.answer
+def post_process(request):
+    reply = original_post_process(request)
+    reply["completeness"] = "PARTIAL"
+    if MODE == "invalid-post-process":
+        reply["isLowQuality"] = "perhaps"
+    return reply
+def answer(message):
+    if MODE == "noise" and message["type"] != "start":
+        print("handling", message["type"], flush=True)
+    return original_answer(message)
+impl.post_process, impl.answer = post_process, answer
+impl.main()
 """

@@ -99,6 +99,11 @@ def wrong():
 
 class Incomplete:
     def describe(self): ...
+
+
+class Labels:
+    def describe(self):
+        return {"name": "labels-only", "version": "1", "capabilities": ["labels"]}
 """
 
 
@@ -164,15 +169,26 @@ def test_wrong_answer_is_failed_with_the_spec_message(mini: pytest.Pytester) -> 
     [
         ("no_such_module:X", "cannot import module 'no_such_module'"),
         ("fake_adapter:Nope", "has no 'Nope'"),
-        ("fake_adapter:Incomplete", "missing canonicalize_label"),
+        ("fake_adapter:Incomplete", "describe() must return an ImplementationInfo"),
+        ("fake_adapter:Labels", "capability 'labels' needs canonicalize_label"),
         ("nobody", "no adapter named 'nobody'"),
     ],
 )
-def test_bad_adapter_errors_every_scenario_naming_it(mini: pytest.Pytester, spec: str, needle: str) -> None:
-    mini.runpytest("test_mini.py", "--rqs-adapter", spec, "--rqs-report", "out")
-    scenarios = _report(mini)["scenarios"]
-    assert {s["status"] for s in scenarios} == {"errored"}
-    assert all(needle in s["message"] and "AdapterLoadError" in s["message"] for s in scenarios)
+def test_bad_adapter_is_one_usage_error_and_a_not_judged_report(
+    mini: pytest.Pytester, spec: str, needle: str
+) -> None:
+    result = mini.runpytest("test_mini.py", "--rqs-adapter", spec, "--rqs-report", "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.str().count(needle) == 1, result.stderr.str()
+    assert "could not judge" in result.stderr.str()
+    result.stdout.fnmatch_lines(["*no tests ran*"])  # no scenario ran, so none repeats the cause
+    report = _report(mini)
+    assert report["verdict"] == "NOT JUDGED"
+    assert report["scenarios"] == []
+    assert needle in report["reason"]
+    junit = (mini.path / "out" / "junit.xml").read_text()
+    assert junit.count("<error") == 1
+    assert needle.replace("'", "&apos;") in junit or needle in junit
 
 
 def test_unknown_tag_is_rejected_by_strict_markers(pytester: pytest.Pytester) -> None:

@@ -1,6 +1,7 @@
 """Fault miniatures over stdio: tiny Python implementations that crash, hang, babble or misreply.
 
 Each one must end its own call with the right error and leave the adapter usable for the next call.
+Only a dead process, a hang or unreadable output restarts the program and counts toward the limit.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conformance import Corpus, MilvusEndpoint, QualityRequest
+from conformance import Corpus, MilvusEndpoint, QualityRequest, SearchRequest
 from conformance._errors import (
     AdapterCallError,
     AdapterLoadError,
@@ -25,11 +27,11 @@ from conformance.stdio._smoke import advice_for
 from ._stdio_miniatures import TEMPLATE, TOKEN
 
 
-def _adapter(tmp_path: Path, fault: str, *, timeout: float = 5.0, validate: bool = False) -> StdioAdapter:
+def _adapter(tmp_path: Path, fault: str, *, timeout: float = 5.0, **options: Any) -> StdioAdapter:
     script = tmp_path / f"fault_{fault}.py"
     state = tmp_path / "state.txt"
     script.write_text(TEMPLATE.format(fault=fault, state=str(state), token=TOKEN))
-    adapter = StdioAdapter([sys.executable, str(script)], timeout=timeout, validate=validate)
+    adapter = StdioAdapter([sys.executable, str(script)], timeout=timeout, **options)
     adapter.describe()
     return adapter
 
@@ -39,7 +41,12 @@ def _prepare(adapter: StdioAdapter) -> None:
     adapter.prepare(endpoint, Corpus(name="c", dim=2, chunks=()))
 
 
+def _state(tmp_path: Path) -> list[str]:
+    return (tmp_path / "state.txt").read_text().splitlines()
+
+
 QUALITY = QualityRequest(score_label="dense", score=1.0)
+SEARCH = SearchRequest(query_text="q", query_vector=(1.0, 0.0), mode="dense", k=1)
 
 
 def test_a_crash_errors_the_call_with_stderr_and_restarts_with_the_last_prepare(tmp_path: Path) -> None:
@@ -54,8 +61,10 @@ def test_a_crash_errors_the_call_with_stderr_and_restarts_with_the_last_prepare(
         assert TOKEN not in message
         assert "***" in message
         assert adapter.canonicalize_label("rrf_fused") == "hybrid"  # restarted
-        prepares = (tmp_path / "state.txt").read_text().splitlines()
-        assert prepares == ["prepare token-ok", "prepare token-ok"]  # re-sent, token intact
+        assert _state(tmp_path) == ["start", "prepare token-ok", "start"]  # labels need no corpus
+        assert adapter.search(SEARCH).hits == ()
+        # Before its first search, the restarted program gets the last corpus again, token intact.
+        assert _state(tmp_path) == ["start", "prepare token-ok", "start", "prepare token-ok"]
     finally:
         adapter.close()
 
@@ -72,23 +81,92 @@ def test_a_hang_is_killed_at_the_timeout(tmp_path: Path) -> None:
         adapter.close()
 
 
-def test_a_garbage_line_is_quoted(tmp_path: Path) -> None:
-    adapter = _adapter(tmp_path, "garbage")
+def test_a_schema_invalid_reply_errors_the_call_and_the_program_keeps_serving(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "invalid")
     try:
-        with pytest.raises(InvalidReplyError, match=r"the line 'this is not json' is not JSON") as caught:
+        for _ in range(4):  # more than the restart limit: an invalid reply is not a dead program
+            with pytest.raises(
+                InvalidReplyError, match=r"not a valid quality_score reply: result: "
+            ) as caught:
+                adapter.quality_score(QUALITY)
+            assert '"result": {"quality": 0.5}}' in str(caught.value)  # the line, quoted
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert _state(tmp_path) == ["start"]  # never restarted
+    finally:
+        adapter.close()
+
+
+def test_a_reply_without_seq_is_invalid_and_not_a_restart(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "noseq")
+    try:
+        with pytest.raises(InvalidReplyError, match=r"answers seq None, the request was seq \d+"):
             adapter.quality_score(QUALITY)
-        assert "stderr" in str(caught.value)  # the advice: logs go to stderr
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert _state(tmp_path) == ["start"]
+    finally:
+        adapter.close()
+
+
+def test_a_reply_to_a_later_request_is_out_of_step_and_restarts(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "ahead")
+    try:
+        with pytest.raises(InvalidReplyError, match=r"answers seq \d+, the request was seq \d+") as caught:
+            adapter.quality_score(QUALITY)
+        assert "copy the request's" in advice_for(caught.value, "quality_score")
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert _state(tmp_path) == ["start", "start"]
+    finally:
+        adapter.close()
+
+
+def test_stdout_noise_is_skipped_and_reported_once(tmp_path: Path) -> None:
+    seen: list[str] = []
+    adapter = _adapter(tmp_path, "noise", on_warning=seen.append)
+    try:
+        assert [adapter.quality_score(QUALITY) for _ in range(3)] == [0.5, 0.5, 0.5]
+        assert len(seen) == 1, seen  # the same line three times: one warning
+        assert "'computing quality...'" in seen[0]
+        assert "stderr" in seen[0]
+        assert adapter.warnings == seen
+    finally:
+        adapter.close()
+
+
+def test_strict_stdout_makes_noise_the_calls_error_without_a_restart(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "noise", strict_stdout=True)
+    try:
+        with pytest.raises(InvalidReplyError, match=r"'computing quality...' is not JSON.*--strict-stdout"):
+            adapter.quality_score(QUALITY)
+        # The reply that followed the noise is skipped as stale; the next call reads its own.
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert _state(tmp_path) == ["start"]
+        assert adapter.warnings == []
+    finally:
+        adapter.close()
+
+
+def test_a_line_that_never_becomes_a_reply_is_a_hang(tmp_path: Path) -> None:
+    seen: list[str] = []
+    adapter = _adapter(tmp_path, "garbage", timeout=1.0, on_warning=seen.append)
+    try:
+        with pytest.raises(ImplementationProcessError, match=r"no reply within 1 s"):
+            adapter.quality_score(QUALITY)
+        assert "'this is not json'" in seen[0]
         assert adapter.canonicalize_label("rrf_fused") == "hybrid"
     finally:
         adapter.close()
 
 
-def test_a_schema_invalid_reply_names_the_field(tmp_path: Path) -> None:
-    adapter = _adapter(tmp_path, "invalid")
+def test_a_flood_of_noise_is_unreadable_output_and_restarts(tmp_path: Path) -> None:
+    seen: list[str] = []
+    adapter = _adapter(tmp_path, "flood", on_warning=seen.append)
     try:
-        with pytest.raises(InvalidReplyError, match=r"not a valid quality_score reply: result: ") as caught:
+        with pytest.raises(InvalidReplyError, match=r"more than 200 lines on stdout that are not replies"):
             adapter.quality_score(QUALITY)
-        assert '"result": {"quality": 0.5}}' in str(caught.value)  # the line, quoted
+        assert len(seen) == 21  # 20 distinct lines listed, then one line saying there were more
+        assert "only the first ones are listed" in seen[-1]
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert _state(tmp_path) == ["start", "start"]
     finally:
         adapter.close()
 
@@ -121,28 +199,44 @@ def test_an_error_reply_is_an_adapter_call_error(tmp_path: Path) -> None:
         adapter.close()
 
 
-def test_validate_refuses_coercion_that_the_default_mode_allows(tmp_path: Path) -> None:
-    lax = _adapter(tmp_path, "string-number")
-    strict = _adapter(tmp_path, "string-number", validate=True)
+@pytest.mark.parametrize("validate", [False, True])
+def test_a_number_sent_as_text_is_a_reply_error_in_every_mode(tmp_path: Path, validate: bool) -> None:
+    adapter = _adapter(tmp_path, "string-number", validate=validate)
     try:
-        assert lax.quality_score(QUALITY) == 0.5
-        with pytest.raises(InvalidReplyError, match="valid number"):
-            strict.quality_score(QUALITY)
+        with pytest.raises(InvalidReplyError, match=r"expected a number, got str '0\.5'"):
+            adapter.quality_score(QUALITY)
     finally:
-        lax.close()
-        strict.close()
+        adapter.close()
 
 
-def test_three_failures_in_a_row_stop_the_restarts(tmp_path: Path) -> None:
+def test_three_crashes_in_a_row_stop_asking_that_capability_only(tmp_path: Path) -> None:
     adapter = _adapter(tmp_path, "crash")
     try:
         for _ in range(3):
             with pytest.raises(ImplementationProcessError, match="exited"):
                 adapter.quality_score(QUALITY)
         started = time.monotonic()
-        with pytest.raises(ImplementationProcessError, match="stopped restarting"):
+        reasons = set()
+        for _ in range(2):
+            with pytest.raises(ImplementationProcessError, match="stopped asking it for quality") as caught:
+                adapter.quality_score(QUALITY)
+            reasons.add(str(caught.value))
+        assert time.monotonic() - started < 0.5  # answered at once, no restart
+        assert len(reasons) == 1  # one shared reason
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"  # other capabilities still served
+    finally:
+        adapter.close()
+
+
+def test_a_program_that_cannot_be_restarted_fails_every_later_call(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "crash-then-banner")
+    try:
+        with pytest.raises(ImplementationProcessError, match="exited"):
+            adapter.quality_score(QUALITY)
+        with pytest.raises(ImplementationProcessError, match=r"restarting it failed too.*my-impl v1 ready"):
             adapter.canonicalize_label("dense")
-        assert time.monotonic() - started < 0.5
+        with pytest.raises(ImplementationProcessError, match="restarting it failed too"):
+            adapter.canonicalize_label("dense")
     finally:
         adapter.close()
 

@@ -91,3 +91,19 @@ def test_cli_writes_the_schema_files(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert request["$schema"].endswith("2020-12/schema")
     assert main(["schema"]) == 0
     assert "reply.search.schema.json" in json.loads(capsys.readouterr().out.split("\n", len(written))[-1])
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        ["labels", "quality", "post_process", "search", "lookup"],  # as programs written before modes
+        ["search:dense", "lookup:dense"],  # one mode only
+        ["search:hybrid", "lookup", "labels"],
+    ],
+)
+def test_the_handshake_may_declare_capabilities_per_search_mode(capabilities: list[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    reply = {"seq": 1, "result": {"name": "x", "version": "1", "capabilities": capabilities}}
+    jsonschema.validate(reply, protocol_schemas()["reply.start.schema.json"])
+    info = reply_adapter("start").validate_json(json.dumps(reply)).result
+    assert {str(c) for c in info.capabilities} == set(capabilities)

@@ -1,0 +1,154 @@
+"""Before the first scenario: load the implementation and reach the engine, or say why nothing can be judged.
+
+A run whose adapter cannot be loaded, or whose Milvus cannot be started or reached, says nothing about
+the implementation. Instead of one ERRORED scenario per question, such a run ends before its first
+scenario with one usage error naming the cause and what to do, and a NOT JUDGED report:
+``rag-conformance run`` exits 2, pytest with its own usage-error code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from ._errors import AdapterLoadError, ConformanceError
+from ._loading import CMD_PREFIX, load_adapter
+from ._protocol import ImplementationInfo
+from ._recorder import Recorder
+
+__all__ = ["RunResources"]
+
+_MILVUS_CAPABILITIES = ("search", "lookup")
+
+
+class RunResources:
+    """The run's implementation and engine: made once, on first need, closed adapter first."""
+
+    key = pytest.StashKey["RunResources"]()
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        *,
+        adapter_spec: str,
+        milvus: str,
+        stdio_options: Mapping[str, Any],
+    ) -> None:
+        self.adapter_spec = adapter_spec
+        self.milvus = milvus
+        self._stdio_options = dict(stdio_options)
+        self._recorder: Recorder = config.stash[Recorder.key]
+        self._loaded: tuple[Any, ImplementationInfo] | None = None
+        self._engine: Any = None
+        config.stash[self.key] = self
+
+    # -- on first need ------------------------------------------------------------------------------
+
+    def adapter(self) -> tuple[Any, ImplementationInfo]:
+        """The loaded implementation and what it says about itself."""
+        if self._loaded is None:
+            self._loaded = load_adapter(self.adapter_spec, stdio_options=self._stdio_options)
+            self._recorder.adapter = self._loaded[1]
+        return self._loaded
+
+    def engine(self) -> Any:
+        """The Milvus engine of this run, started or reached once."""
+        if self._engine is None:
+            from .engines import start_engine  # lazy: importing the plugin starts nothing
+
+            self._engine = start_engine(self.milvus)
+            self._recorder.milvus = self._engine.describe()
+        return self._engine
+
+    def close_adapter(self) -> None:
+        loaded, self._loaded = self._loaded, None
+        if loaded is not None:
+            loaded[0].close()
+
+    def close_engine(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
+    def close(self) -> None:
+        """Adapter first: it drops its collections from the engine, which must still be there."""
+        try:
+            self.close_adapter()
+        finally:
+            self.close_engine()
+
+    # -- before the first scenario ----------------------------------------------------------------
+
+    def preflight(self, items: Sequence[pytest.Item]) -> None:
+        """Load what the selected kit scenarios will need; :class:`pytest.UsageError` if that fails."""
+        kit = [item for item in items if item.get_closest_marker("rqs_id") is not None]
+        needs = {str(m.args[0]) for item in kit for m in item.iter_markers("rqs_needs") if m.args}
+        info = None
+        if needs:
+            try:
+                info = self.adapter()[1]
+            except ConformanceError as exc:
+                self._not_judged(_adapter_problem(self.adapter_spec, exc))
+        wants_engine = any(item.get_closest_marker("rqs_engine_check") is not None for item in kit)
+        if info is not None:
+            wants_engine |= any(
+                need.partition(":")[0] in _MILVUS_CAPABILITIES and info.supports(need) for need in needs
+            )
+        if wants_engine:
+            try:
+                self.engine()
+            except ConformanceError as exc:
+                self.close_adapter()
+                self._not_judged(_engine_problem(self.milvus, exc))
+
+    def _not_judged(self, problem: tuple[str, str, str]) -> None:
+        cause, detail, advice = problem
+        self._recorder.not_judged(f"{cause}: {detail}")
+        raise pytest.UsageError(
+            f"rag-conformance could not judge the implementation: {cause}.\n"
+            f"  {detail}\n"
+            f"  What to do: {advice}\n"
+            "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+        )
+
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    if not isinstance(exc, AdapterLoadError) and type(exc).__name__ not in text:
+        text = f"{type(exc).__name__}: {text}"
+    return text.replace("\n", "\n  ")
+
+
+def _adapter_problem(spec: str, exc: BaseException) -> tuple[str, str, str]:
+    if spec.startswith(CMD_PREFIX):
+        command = spec[len(CMD_PREFIX) :]
+        return (
+            "the stdio program did not complete the start handshake",
+            _detail(exc),
+            f"run `rag-conformance smoke --adapter-cmd {_quote(command)}` for step-by-step advice; the "
+            "program must answer the start line with one JSON line on stdout and log to stderr",
+        )
+    return (
+        "the adapter could not be loaded",
+        _detail(exc),
+        "fix what the line above names. The adapter spec (--adapter, or --rqs-adapter in pytest) is "
+        "'reference', an entry-point name, or module:attr importable from here; the guide "
+        "docs/writing-an-adapter.md shows a complete adapter",
+    )
+
+
+def _engine_problem(milvus: str, exc: BaseException) -> tuple[str, str, str]:
+    return (
+        f"Milvus ({milvus}) could not be started or reached",
+        _detail(exc),
+        "check the engine spec (--milvus, or --rqs-milvus in pytest): lite, uri:<uri> or "
+        "container[:image]; for a uri, that the server is up and reachable from here",
+    )
+
+
+def _quote(command: str) -> str:
+    import shlex
+
+    return shlex.quote(command)
