@@ -126,11 +126,34 @@ class Judge:
         found = model.check_lookup(request, reply, lookup_truth(self._need_oracle(), request))
         if request.mode == "dense":
             found += model.check_dense_only(calls, "the engine calls of a dense-mode lookup")
-        if found and self.info.supports("search", request.mode):
-            # Evidence built on a broken search breaks the search's rules first: say those.
-            found = self._search_faults(request) or found
+        if found:
+            # Evidence built on a broken search or post-process breaks those first: say that.
+            found = self._component_faults(request) or found
         self._verdict("lookup", found)
         return reply, tuple(calls)
+
+    def _component_faults(self, request: LookupRequest) -> list[model.Violation]:
+        """What the implementation's own search and post-process (where declared) break for this lookup.
+
+        Asked only after a lookup failed, so a conforming implementation pays nothing for it.
+        """
+        found = self._search_faults(request) if self.info.supports("search", request.mode) else []
+        if found or not self.info.supports("post_process"):
+            return found
+        truth = lookup_truth(self._need_oracle(), request)
+        for attempt in (truth.filtered, truth.unfiltered):
+            if attempt is None:
+                continue
+            ask_request = PostProcessRequest(
+                candidates=attempt.candidates, hints=request.hints, config=request.config
+            )
+            reply = ask(self.implementation, "post_process", ask_request, expect=PostProcessReply)
+            faults = model.check_post_process(
+                attempt.candidates, request.config, reply, normalizer=self._normalizer()
+            )
+            if faults:
+                return _under("the post-process under this lookup", faults)
+        return []
 
     def _search_faults(self, request: LookupRequest) -> list[model.Violation]:
         """What the implementation's own search breaks for the searches this lookup makes."""
@@ -149,10 +172,7 @@ class Judge:
             if request.mode == "dense":
                 found += model.check_dense_only(calls, "the engine calls of a dense-mode search")
             if found:
-                return [
-                    model.Violation(v.rule, f"the search under this lookup: {v.item}", v.expected, v.actual)
-                    for v in found
-                ]
+                return _under("the search under this lookup", found)
         return []
 
     # -- helpers -------------------------------------------------------------------------------------
@@ -187,6 +207,10 @@ class Judge:
             note = f"{operation} reply carried fields the protocol does not define: {', '.join(extra)}"
             if note not in self.notes:
                 self.notes.append(note)
+
+
+def _under(where: str, found: Sequence[model.Violation]) -> list[model.Violation]:
+    return [model.Violation(v.rule, f"{where}: {v.item}", v.expected, v.actual) for v in found]
 
 
 def _is_alias(label: str) -> bool:

@@ -70,11 +70,16 @@ def _kept(candidates: Sequence[WireCandidate], config: PostProcessConfig) -> lis
 
 
 def check_lookup(request: LookupRequest, reply: LookupReply, truth: LookupTruth) -> list[Violation]:
-    """Every rule the spec fixes for one lookup reply; an empty list means the spec allows it."""
+    """Every rule the spec fixes for one lookup reply; an empty list means the spec allows it.
+
+    The evidence is judged first, as the post-processing of the attempt the reply names: a wrong quality
+    or a wrong cap also moves the retry decision, and the report should name the cause. Then the path.
+    """
     config = request.config
     if request.category is None:
-        if reply.path != "unfiltered":
-            return [
+        found = _evidence(truth.unfiltered, reply, config)
+        if not found and reply.path != "unfiltered":
+            found = [
                 violation(
                     "retry-path",
                     "lookup without a category",
@@ -82,29 +87,46 @@ def check_lookup(request: LookupRequest, reply: LookupReply, truth: LookupTruth)
                     repr(reply.path),
                 )
             ]
-        return _evidence(truth.unfiltered, reply, config)
+        return found
     assert truth.filtered is not None, "a filtered lookup needs the filtered attempt's truth"
+    if reply.path == "filtered":
+        found = _evidence(truth.filtered, reply, config)
+    else:
+        found = _retry_evidence(truth, reply, config)
+    if found:
+        return found
     allowed = {
         ("unfiltered_retry" if low else "filtered") for low in low_quality_readings(truth.filtered, config)
     }
     if reply.path not in allowed:
         item = f"lookup filtered by category {request.category!r}"
+        state = "low quality" if allowed == {"unfiltered_retry"} else "not low quality"
         return [
             violation(
                 "retry-path",
                 item,
-                " or ".join(sorted(map(repr, allowed)))
-                + " (the filtered result is "
-                + ("low quality" if allowed == {"unfiltered_retry"} else "not low quality")
-                + ")",
+                " or ".join(sorted(map(repr, allowed))) + f" (the filtered result is {state})",
                 repr(reply.path),
             )
         ]
-    if reply.path == "filtered":
-        return _evidence(truth.filtered, reply, config)
+    return []
+
+
+def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -> list[Violation]:
+    """The retry's evidence: the unfiltered result replacing the filtered one, or merged with it."""
     replaced = _evidence(truth.unfiltered, reply, config)
     if not replaced or not _merged(truth, reply, config):
         return []
+    if any(v.rule.id == "lookup-retrieval" for v in replaced):
+        got = ", ".join(f"{b.doc_id}#{b.chunk_index}@{b.original_rank}" for b in reply.blocks) or "no blocks"
+        return [
+            violation(
+                "retry-evidence",
+                f"lookup path {reply.path!r}",
+                "the unfiltered search's result, alone or merged with the filtered one (with its best chunk)",
+                got,
+            )
+        ]
     return replaced
 
 

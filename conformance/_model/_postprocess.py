@@ -81,12 +81,6 @@ class _Batch:
         kinds = {canonical(c.score_label) for c in self.candidates}
         return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
-    @property
-    def with_distance(self) -> str:
-        """'all', 'none' or 'some': how many candidates carry denseDistance."""
-        count = sum(c.dense_distance is not None for c in self.candidates)
-        return "none" if count == 0 else "all" if count == len(self.candidates) else "some"
-
 
 def check_post_process(
     candidates: Sequence[WireCandidate],
@@ -303,7 +297,7 @@ def _qualities(
                     )
                 )
         expected.append(q)
-    if batch.kind == "hybrid" and batch.with_distance != "some":
+    if batch.kind == "hybrid":
         found += _hybrid(batch, matched, tolerance)
     return expected
 
@@ -311,23 +305,27 @@ def _qualities(
 def _hybrid(
     batch: _Batch, matched: Sequence[tuple[Block, WireCandidate]], tolerance: float
 ) -> list[Violation]:
-    if batch.with_distance == "all":
-        max_l2 = batch.config.max_l2_distance
-        if all(
-            close(b.quality_score, dense_quality(c.dense_distance, max_l2), tolerance) for b, c in matched
-        ):
-            return []
-    problem = _rank_mapping_problem([(b.original_rank, b.quality_score) for b, _ in matched], tolerance)
+    """Hybrid qualities: the L2 formula on denseDistance where a block has one and uses it (R7 MAY), and
+    one rank mapping for every other block. A batch whose hits carry denseDistance only in part is not
+    specified beyond that (readings 5): the blocks that do not follow their distance must still follow
+    one rank mapping, as they do when no hit has a distance."""
+    max_l2 = batch.config.max_l2_distance
+    by_rank = [
+        (b.original_rank, b.quality_score)
+        for b, c in matched
+        if c.dense_distance is None
+        or not close(b.quality_score, dense_quality(c.dense_distance, max_l2), tolerance)
+    ]
+    problem = _rank_mapping_problem(by_rank, tolerance)
     if problem is None:
         return []
     rule, item, expected, actual = problem
-    if batch.with_distance == "all":
+    if any(c.dense_distance is not None for _, c in matched):
         return [
             violation(
                 "dense-distance-quality",
                 "hybrid blocks with denseDistance",
-                "the L2 formula on each denseDistance "
-                f"(maxL2Distance {batch.config.max_l2_distance:g}), or a rank mapping",
+                f"the L2 formula on each denseDistance (maxL2Distance {max_l2:g}), or a rank mapping",
                 f"neither: {item} {actual}",
             )
         ]

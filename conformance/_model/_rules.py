@@ -43,8 +43,10 @@ _ALL = (
     # -- R2: no L2 overwrite -----------------------------------------------------------------------
     Rule("no-bm25-only-label", "no-l2-overwrite", "the system SHALL NOT emit bm25_only_no_dense as the "
          "primary score label on new hits"),
-    Rule("hybrid-score", "no-l2-overwrite", "hybrid hit scores SHALL NOT be replaced with dense L2 (or a "
-         "max-L2 placeholder): a hybrid score is the fused score, or at least ordered like it"),
+    Rule("hybrid-score", "no-l2-overwrite", "hybrid hit scores SHALL NOT be replaced with dense L2: a "
+         "hybrid score is the fused score, or at least ordered like it"),
+    Rule("no-placeholder", "no-l2-overwrite", "the system SHALL NOT assign max-L2 weak placeholders to hits "
+         "only BM25 found, as score or as denseDistance"),
     # -- R3: the single normalizer -------------------------------------------------------------------
     Rule("quality-range", "single-normalizer", "qualityScore lies in [0, 1]"),
     Rule("dense-formula", "single-normalizer", "dense qualityScore SHALL equal max(0, 1 - min(d, "

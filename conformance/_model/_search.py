@@ -79,24 +79,30 @@ def check_search(request: SearchRequest, reply: SearchReply, truth: SearchTruth)
     if ranks != list(range(1, len(hits) + 1)):
         found.append(violation("ranks", f"{request.mode} hits", f"originalRank 1..{len(hits)}", str(ranks)))
     found += _labels(request, hits)
-    found += _order(request, hits, truth)
+    order = _order(request, hits, truth)
+    found += order
     for hit in hits:
         want = truth.distances.get(_key(hit))
-        if (
-            hit.dense_distance is not None
-            and want is not None
-            and abs(hit.dense_distance - want) > DISTANCE_TOLERANCE
-        ):
+        if hit.dense_distance is None or want is None or abs(hit.dense_distance - want) <= DISTANCE_TOLERANCE:
+            continue
+        item = f"hit {_show(_key(hit))}"
+        if _key(hit) in truth.bm25_only and _placeholder(hit.dense_distance):
+            wanted, got = f"its dense L2 distance {want:.6f}", f"denseDistance {show(hit.dense_distance)}"
             found.append(
-                violation(
-                    "dense-distance-value", f"hit {_show(_key(hit))}", f"{want:.6f}", show(hit.dense_distance)
-                )
+                violation("no-placeholder", f"BM25-only {item}", wanted, f"{got}, a max-L2 placeholder")
             )
+        else:
+            found.append(violation("dense-distance-value", item, f"{want:.6f}", show(hit.dense_distance)))
     if request.mode == "dense":
         found += _dense_scores(hits, truth)
     else:
-        found += _hybrid_scores(hits, truth)
+        # Scores ordered like the fused scores are only comparable when the hits are the right ones.
+        found += _hybrid_scores(hits, truth, compare_order=not order)
     return found
+
+
+def _placeholder(value: float) -> bool:
+    return any(abs(value - p) <= DISTANCE_TOLERANCE for p in MAX_L2_PLACEHOLDERS)
 
 
 def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
@@ -170,7 +176,7 @@ def _dense_scores(hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:
     return found
 
 
-def _hybrid_scores(hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:
+def _hybrid_scores(hits: Sequence[Hit], truth: SearchTruth, *, compare_order: bool = True) -> list[Violation]:
     found = []
     fused = {e.key: e.score for e in truth.ranking}
     for hit in hits:
@@ -190,18 +196,16 @@ def _hybrid_scores(hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:
                     f"{show(score)}, its dense L2 distance",
                 )
             )
-        elif key in truth.bm25_only and any(
-            abs(score - p) <= DISTANCE_TOLERANCE for p in MAX_L2_PLACEHOLDERS
-        ):
+        elif key in truth.bm25_only and _placeholder(score):
             found.append(
                 violation(
-                    "hybrid-score",
+                    "no-placeholder",
                     f"BM25-only hybrid hit {_show(key)}",
                     f"its fused score {fused.get(key, float('nan')):.6f}",
                     f"{show(score)}, a max-L2 placeholder",
                 )
             )
-    if found:
+    if found or not compare_order:
         return found
     scored = [(fused[_key(h)], h.score, h) for h in hits if h.score is not None and _key(h) in fused]
     for f1, s1, h1 in scored:

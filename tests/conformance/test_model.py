@@ -229,9 +229,18 @@ def test_dense_distance_on_every_hit_allows_the_formula_or_a_rank_mapping() -> N
     assert "dense-distance-quality" in rules(model.check_post_process(cs, CONFIG, reply(quarter)))
 
 
-def test_mixed_dense_distance_batches_are_not_judged_on_quality() -> None:
-    cs = [cand("A", 1, 0.033, label="hybrid", dd=1.2), cand("B", 2, 0.032, label="hybrid")]
-    assert model.check_post_process(cs, CONFIG, reply([block(cs[0], 0.3), block(cs[1], 0.9)])) == []
+def test_mixed_dense_distance_batches_follow_the_distance_or_one_rank_mapping() -> None:
+    cs = [
+        cand("A", 1, 0.033, label="hybrid", dd=1.2),
+        cand("B", 2, 0.032, label="hybrid"),
+        cand("C", 3, 0.031, label="hybrid", dd=0.2),
+    ]
+    by_distance_where_given = [block(cs[0], 0.4), block(cs[1], 0.9), block(cs[2], 0.9)]
+    assert model.check_post_process(cs, CONFIG, reply(by_distance_where_given)) == []
+    rank_only = [block(cs[0], 1.0), block(cs[1], 0.5), block(cs[2], 0.2)]
+    assert model.check_post_process(cs, CONFIG, reply(rank_only)) == []
+    quarter = [block(cs[0], 0.7), block(cs[1], 0.9), block(cs[2], 0.95)]  # 1 - d/4 and a rising rank
+    assert rules(model.check_post_process(cs, CONFIG, reply(quarter))) == {"dense-distance-quality"}
 
 
 def test_the_one_normalizer_is_asked_with_either_batch_size() -> None:
@@ -387,8 +396,11 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
     }
     placeholder = (fused[0], fused[1].model_copy(update={"score": 2.0}), fused[2])
     assert rules(model.check_search(search("hybrid"), SearchReply(hits=placeholder), HYBRID_TRUTH)) == {
-        "hybrid-score"
+        "no-placeholder"
     }
+    distance_placeholder = (fused[0], fused[1].model_copy(update={"dense_distance": 4.0}), fused[2])
+    found = model.check_search(search("hybrid"), SearchReply(hits=distance_placeholder), HYBRID_TRUTH)
+    assert rules(found) == {"no-placeholder"}
     as_dense = (fused[0].model_copy(update={"score_label": "dense"}), *fused[1:])
     assert rules(model.check_search(search("hybrid"), SearchReply(hits=as_dense), HYBRID_TRUTH)) == {
         "dense-distance-label"
