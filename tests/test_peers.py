@@ -154,7 +154,7 @@ def _site_packages(python: Path) -> Path:
 
 
 def test_the_three_libraries_still_give_the_documented_verdicts(tmp_path: Path) -> None:
-    """Slow: builds the venvs on a cold cache (about 75 s with uv), then three kit runs at once."""
+    """Slow: builds the venvs on a cold cache (about 50 s with uv), then three kit runs at once (3 min)."""
     adapters = {}
     for library in peers_tool.LIBRARIES:
         try:
