@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import glob
+import io
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ PEERS = Path(__file__).resolve().parents[1] / "examples" / "peers"
 sys.path.insert(0, str(PEERS))
 
 import _glue  # noqa: E402
+import _stdio  # noqa: E402
 import peers_tool  # noqa: E402
 
 
@@ -88,6 +91,36 @@ def test_lookup_retries_without_the_category_only_when_the_filtered_result_is_lo
         peer, {"queryText": "q", "queryVector": [1.0], "mode": "dense", "category": "storage"}
     )
     assert (reply["path"], peer.asked) == ("filtered", ["storage"])
+
+
+def test_the_stdio_loop_answers_errors_and_keeps_library_prints_off_stdout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Chatty(_Peer):
+        closed = False
+
+        def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+            print("library log line")
+            return [{**_hit("A", 1, 0.1), "_quality": 0.9}]
+
+        def close(self) -> None:
+            Chatty.closed = True
+
+    lines = [
+        {"type": "search", "seq": 1, "request": {"mode": "dense", "category": None}},
+        {"type": "canonicalize_label", "seq": 2, "label": "cosine"},
+        {"type": "stop", "seq": 3},
+    ]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(json.dumps(m) + "\n" for m in lines)))
+    _stdio.serve(Chatty({}))
+    out, err = capsys.readouterr()
+    replies = [json.loads(line) for line in out.splitlines()]
+    assert replies[0] == {"seq": 1, "result": {"hits": [_hit("A", 1, 0.1)]}}  # _quality stays home
+    assert replies[1]["error"]["kind"] == "GlueError"
+    assert "'cosine'" in replies[1]["error"]["message"]
+    assert replies[2] == {"seq": 3, "result": None}
+    assert "library log line" in err
+    assert Chatty.closed
 
 
 def _report(statuses: dict[str, str], name: str = "x") -> dict[str, Any]:

@@ -7,7 +7,7 @@ Run it with the Python of a virtual environment holding ``requirements.txt``:
 
 What comes from langchain-milvus: the collection and its schema (``Milvus`` with a dense field and a
 ``BM25BuiltInFunction`` sparse field), ingest (``add_embeddings``), hybrid search
-(``similarity_search_with_score`` with an RRF ranker, k from the request) and its native fused
+(``similarity_search_with_score`` with an RRF ``reranker``, k from the request) and its native fused
 scores, dense search on the same collection (a second ``Milvus`` over the dense field,
 ``similarity_search_with_score_by_vector``) and its native L2 distances, and dense quality (the
 relevance function ``similarity_search_with_relevance_scores`` applies). Everything else is
@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import sys
 import types
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from _glue import Message, Peer, ranked
 from _stdio import serve
 from langchain_core.embeddings import Embeddings
 from langchain_milvus import BM25BuiltInFunction, Milvus
+from pymilvus import Function, FunctionType
 
 DENSE_INDEX = {"metric_type": "L2", "index_type": "FLAT", "params": {}}
 SPARSE_INDEX = {"metric_type": "BM25", "index_type": "SPARSE_INVERTED_INDEX", "params": {}}
@@ -138,16 +138,19 @@ class LangChainPeer(Peer):
             rows = self.dense.similarity_search_with_score_by_vector(request["queryVector"], k=k, expr=expr)
             return ranked(rows, lambda row, rank: self._hit(row, rank, "dense"))
         self.embeddings.vector = list(request["queryVector"])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # ranker_type: see README
-            rows = self.hybrid.similarity_search_with_score(
-                request["queryText"],
-                k=k,
-                fetch_k=k,  # per sub-request; the library's default is 4
-                expr=expr,
-                ranker_type="rrf",
-                ranker_params={"k": request.get("rrfK", 60)},
-            )
+        rrf = Function(
+            name="rrf",
+            input_field_names=[],
+            function_type=FunctionType.RERANK,
+            params={"reranker": "rrf", "k": request.get("rrfK", 60)},
+        )
+        rows = self.hybrid.similarity_search_with_score(
+            request["queryText"],
+            k=k,
+            fetch_k=k,  # per sub-request; the library's default is 4
+            expr=expr,
+            reranker=rrf,  # the library's ranker_type="rrf" does the same, and is deprecated
+        )
         return ranked(rows, lambda row, rank: self._hit(row, rank, "hybrid"))
 
     def _hit(self, row: Any, rank: int, label: str) -> Message:
