@@ -70,6 +70,9 @@ class MilvusOracle:
         chunks = corpus.corpus.chunks
         self._keys: list[ChunkKey] = [(c.doc_id, c.chunk_index) for c in chunks]
         self._vectors = [c.vector for c in chunks]
+        # The collection never changes after ingest: the engine's answers are kept, so the many scenarios
+        # asking about the same question cost one engine search each.
+        self._answers: dict[tuple[object, ...], list[Ranked]] = {}
 
     @classmethod
     def ingest(cls, client: MilvusClient, collection: str, corpus: ScenarioCorpus) -> MilvusOracle:
@@ -147,6 +150,12 @@ class MilvusOracle:
         self, query_vector: Sequence[float], limit: int, category: str | None = None
     ) -> list[Ranked]:
         """The engine's own dense ANN answer: distance is Milvus's L2 (squared)."""
+        key = ("dense", tuple(query_vector), limit, category)
+        if key not in self._answers:
+            self._answers[key] = self._dense_search(query_vector, limit, category)
+        return list(self._answers[key])
+
+    def _dense_search(self, query_vector: Sequence[float], limit: int, category: str | None) -> list[Ranked]:
         hits = self._client.search(
             self.collection,
             data=[list(query_vector)],
@@ -160,6 +169,12 @@ class MilvusOracle:
 
     def bm25_search(self, query_text: str, limit: int, category: str | None = None) -> list[Ranked]:
         """The engine's own BM25 answer, in the engine's order (its score sign differs per engine)."""
+        key = ("bm25", query_text, limit, category)
+        if key not in self._answers:
+            self._answers[key] = self._bm25_search(query_text, limit, category)
+        return list(self._answers[key])
+
+    def _bm25_search(self, query_text: str, limit: int, category: str | None) -> list[Ranked]:
         hits = self._client.search(
             self.collection,
             data=[query_text],

@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 Kind = Literal["dense", "hybrid"]
+Distances = Literal["all", "some", "none"]
 
 # Each canonical label with the legacy aliases that canonicalize to it.
 LABELS: dict[Kind, tuple[str, ...]] = {
@@ -64,6 +65,10 @@ def hints() -> st.SearchStrategy[Hints]:
     )
 
 
+_RETURN_N = st.integers(min_value=1, max_value=8)
+_CAPS = st.integers(min_value=1, max_value=4)
+
+
 def configs() -> st.SearchStrategy[PostProcessConfig]:
     """Any valid configuration: thresholds with reference <= highly-relevant, small caps."""
 
@@ -75,8 +80,8 @@ def configs() -> st.SearchStrategy[PostProcessConfig]:
             max_l2_distance=draw(max_l2_distances),
             highly_relevant_threshold=highly,
             reference_threshold=reference,
-            return_n=draw(st.integers(min_value=1, max_value=8)),
-            max_chunks_per_document=draw(st.integers(min_value=1, max_value=4)),
+            return_n=draw(_RETURN_N),
+            max_chunks_per_document=draw(_CAPS),
         )
 
     return build()
@@ -88,22 +93,42 @@ _TEXTS = ("", *WORDS, *(f"{a} {b}" for a in WORDS for b in WORDS if a < b), " ".
 _SOURCE_TYPES = (None, *SOURCE_TYPES)
 
 
+# Strategies built once: Hypothesis validates and labels every new strategy object, and building them
+# inside a composite for each candidate made generation most of a property's time.
+_SCORES: dict[Kind, st.SearchStrategy[float | None]] = {
+    "dense": st.none() | distances,
+    "hybrid": fused_scores,
+}
+_PICK_CHUNK = st.sampled_from(_CHUNKS)
+_PICK_TEXT = st.sampled_from(_TEXTS)
+_PICK_LABEL = {kind: st.sampled_from(labels) for kind, labels in LABELS.items()}
+_PICK_SOURCE = st.sampled_from(_SOURCE_TYPES)
+_KINDS: st.SearchStrategy[Kind] = st.sampled_from(("dense", "hybrid"))
+_SPREADS: st.SearchStrategy[Distances] = st.sampled_from(("all", "some", "none"))
+_SIZES = st.integers(min_value=1, max_value=MAX_BATCH)
+_RANKS = {
+    n: st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n)
+    for n in range(1, MAX_BATCH + 1)
+}
+_DISTINCT_DISTANCES = {
+    n: st.lists(distances, min_size=n, max_size=n, unique=True) for n in range(1, MAX_BATCH + 1)
+}
+_SOME = {n: st.lists(st.booleans(), min_size=n, max_size=n) for n in range(1, MAX_BATCH + 1)}
+
+
 def _candidate(draw: st.DrawFn, kind: Kind, rank: int) -> WireCandidate:
-    score = draw(st.none() | distances) if kind == "dense" else draw(fused_scores)
-    doc_id, chunk_index = draw(st.sampled_from(_CHUNKS))
+    score = draw(_SCORES[kind])
+    doc_id, chunk_index = draw(_PICK_CHUNK)
     return WireCandidate(
         doc_id=doc_id,
         chunk_index=chunk_index,
-        text=draw(st.sampled_from(_TEXTS)),
+        text=draw(_PICK_TEXT),
         original_rank=rank,
         score=score,
-        score_label=draw(st.sampled_from(LABELS[kind])),
+        score_label=draw(_PICK_LABEL[kind]),
         raw_score=score,
-        source_type=draw(st.sampled_from(_SOURCE_TYPES)),
+        source_type=draw(_PICK_SOURCE),
     )
-
-
-Distances = Literal["all", "some", "none"]
 
 
 @st.composite
@@ -115,18 +140,18 @@ def candidate_batches(
 
     ``dense_distance`` (hybrid only): on ``all`` hits, ``some`` or ``none``; ``None`` draws one.
     """
-    chosen: Kind = kind if kind is not None else draw(st.sampled_from(("dense", "hybrid")))
+    chosen: Kind = kind if kind is not None else draw(_KINDS)
     spread_over: Distances = "none"
     if chosen == "hybrid":
-        spread_over = dense_distance or draw(st.sampled_from(("all", "some", "none")))
-    n = draw(st.integers(min_value=1, max_value=MAX_BATCH))
-    ranks = draw(st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n))
+        spread_over = dense_distance or draw(_SPREADS)
+    n = draw(_SIZES)
+    ranks = draw(_RANKS[n])
     batch = [_candidate(draw, chosen, rank) for rank in ranks]
     if spread_over != "none":
         # Distinct distances: Hypothesis favours repeating simple floats, and equal distances would
         # hide an implementation that orders by distance instead of rank.
-        spread = draw(st.lists(distances, min_size=n, max_size=n, unique=True))
-        keep = [True] * n if spread_over == "all" else draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        spread = draw(_DISTINCT_DISTANCES[n])
+        keep = [True] * n if spread_over == "all" else draw(_SOME[n])
         batch = [
             c.model_copy(update={"dense_distance": d if on else None})
             for c, d, on in zip(batch, spread, keep, strict=True)
@@ -151,8 +176,8 @@ def renamed(draw: st.DrawFn, batch: tuple[WireCandidate, ...]) -> tuple[WireCand
             c.model_copy(
                 update={
                     "doc_id": rename[c.doc_id],
-                    "text": draw(st.sampled_from(_TEXTS)),
-                    "source_type": draw(st.sampled_from(_SOURCE_TYPES)),
+                    "text": draw(_PICK_TEXT),
+                    "source_type": draw(_PICK_SOURCE),
                     "score": score,
                     "raw_score": score,
                 }

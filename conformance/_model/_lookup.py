@@ -117,7 +117,11 @@ def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessC
     replaced = _evidence(truth.unfiltered, reply, config)
     if not replaced or not _merged(truth, reply, config):
         return []
-    if any(v.rule.id == "lookup-retrieval" for v in replaced):
+    best = truth.unfiltered.candidates[0] if truth.unfiltered.candidates else None
+    missing_best = best is not None and (best.doc_id, best.chunk_index) not in {
+        (b.doc_id, b.chunk_index) for b in reply.blocks
+    }
+    if missing_best or any(v.rule.id == "lookup-retrieval" for v in replaced):
         got = ", ".join(f"{b.doc_id}#{b.chunk_index}@{b.original_rank}" for b in reply.blocks) or "no blocks"
         return [
             violation(
