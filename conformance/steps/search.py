@@ -16,8 +16,8 @@ from .._corpus import ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from .._errors import ConformanceError
 from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
 from .._protocol import Hit, Implementation, ImplementationInfo, SearchReply, SearchRequest
-from .._proxy import RecordedCall, RecordingProxy, non_dense_searches
 from .._skip import require_mode
+from ..engines._proxy import RecordedCall, RecordingProxy, non_dense_searches
 from .labels import kit_canonical
 
 __all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "show_key"]

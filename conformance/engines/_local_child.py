@@ -1,7 +1,7 @@
 """Child process that runs one cached local engine for ``rag-conformance engines``, run by path.
 
-``python -P _engine_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
-``python -P _engine_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
+``python -P _local_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
+``python -P _local_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
 on a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC forwarder in front of it. Lite
 2.5.1 does not implement ``GetVersion`` (UNIMPLEMENTED), which every Milvus client of the kit calls
 first; the forwarder answers it with ``milvus_lite-<installed package version>`` and passes every other
@@ -135,7 +135,7 @@ def run_lite25(port: int, data_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the mode, start the parent watchdog, run the engine until told to stop."""
-    parser = argparse.ArgumentParser(prog="_engine_child.py")
+    parser = argparse.ArgumentParser(prog="_local_child.py")
     sub = parser.add_subparsers(dest="mode", required=True)
     exec_ = sub.add_parser("exec")
     exec_.add_argument("command", nargs=argparse.REMAINDER)

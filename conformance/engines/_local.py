@@ -2,7 +2,7 @@
 
 - ``lite-2.5.1``: Milvus Lite 2.5.1, the C++ core (segcore/knowhere). Its package carries a server
   binary that serves gRPC on a TCP address; the kit runs it behind a forwarder that answers the one
-  call it lacks (``GetVersion``), see :mod:`conformance._engine_child`.
+  call it lacks (``GetVersion``), see :mod:`conformance.engines._local_child`.
 - ``milvus-2.3.5``: the PyPI package ``milvus`` 2.3.5, the real Go server (standalone, embedded etcd),
   old: no hybrid search, no BM25.
 
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .engines import EngineUnavailableError
+from ._base import EngineUnavailableError
 
 __all__ = ["CACHE_ENV", "LOCAL_ENGINES", "LocalEngineSpec", "LocalServer", "cache_root", "ensure_venv"]
 
 CACHE_ENV = "RQS_ENGINE_CACHE"
 HOST = "127.0.0.1"
-_CHILD = Path(__file__).with_name("_engine_child.py")
+_CHILD = Path(__file__).with_name("_local_child.py")
 _LOG_TAIL = 15
 # Every component of the 2.3.5 server advertises this address to the others (the default is the first
 # non-loopback address). Its gRPC ports still bind every interface: 2.3.5 has no listen-address setting.
