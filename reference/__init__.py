@@ -6,8 +6,10 @@ embedder. pymilvus is imported only when the store talks to Milvus.
 """
 
 from ._embed import Embedder, HashingEmbedder
+from ._engine import EngineFeatures
 from ._errors import (
     EmptyIngestError,
+    EngineFeatureError,
     IngestError,
     InvalidCandidateError,
     InvalidEvidenceIdError,
@@ -49,6 +51,8 @@ __all__ = [
     "DroppedCandidate",
     "Embedder",
     "EmptyIngestError",
+    "EngineFeatureError",
+    "EngineFeatures",
     "EvidenceBlock",
     "HashingEmbedder",
     "IngestError",
