@@ -130,11 +130,12 @@ def _(
     rqs_implementation: Implementation,
     rqs_info: ImplementationInfo,
     rqs_corpus: ScenarioCorpus,
+    rqs_oracle: MilvusOracle,
     mode: str,
     question: str,
     category: str,
 ) -> Evidence:
-    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, category)
+    return _lookup(rqs_implementation, rqs_info, rqs_oracle, rqs_corpus.query(question), mode, category)
 
 
 @when(
@@ -145,21 +146,24 @@ def _(
     rqs_implementation: Implementation,
     rqs_info: ImplementationInfo,
     rqs_corpus: ScenarioCorpus,
+    rqs_oracle: MilvusOracle,
     mode: str,
     question: str,
 ) -> Evidence:
-    return _lookup(rqs_implementation, rqs_info, rqs_corpus.query(question), mode, None)
+    return _lookup(rqs_implementation, rqs_info, rqs_oracle, rqs_corpus.query(question), mode, None)
 
 
 def _lookup(
     implementation: Implementation,
     info: ImplementationInfo,
+    oracle: MilvusOracle,
     query: ScenarioQuery,
     mode: str,
     category: str | None,
 ) -> Evidence:
     checked = parse_mode(mode)
     require_mode(info, "lookup", checked)
+    oracle.require_mode(checked)  # an engine without BM25 cannot serve hybrid mode to anyone
     request = LookupRequest(
         query_text=query.text,
         query_vector=query.vector,

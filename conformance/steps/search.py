@@ -105,11 +105,13 @@ def _(
     rqs_info: ImplementationInfo,
     rqs_corpus: ScenarioCorpus,
     rqs_recorder: RecordingProxy,
+    rqs_oracle: MilvusOracle,
     mode: str,
     question: str,
 ) -> Searched:
     checked = parse_mode(mode)
     require_mode(rqs_info, "search", checked)
+    rqs_oracle.require_mode(checked)  # an engine without BM25 cannot serve hybrid mode to anyone
     query = rqs_corpus.query(question)
     request = SearchRequest(query_text=query.text, query_vector=query.vector, mode=checked, k=query.k)
     mark = rqs_recorder.mark()
