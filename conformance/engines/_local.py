@@ -49,6 +49,7 @@ class LocalEngineSpec:
     requirements: tuple[str, ...]
     startup_seconds: float
     about: str
+    fixed_ports: tuple[int, ...] = ()  # ports the engine always binds: one instance per machine
 
 
 LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
@@ -63,6 +64,8 @@ LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
         ("milvus==2.3.5",),
         240.0,  # the first start of a data dir unpacks the server binaries
         "Milvus 2.3.5 standalone, the Go server (no hybrid search, no BM25)",
+        # Its embedded etcd's peer port; milvus-server finds free ports for everything else.
+        fixed_ports=(2380,),
     ),
 }
 
@@ -110,10 +113,26 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
 class LocalServer:
     """One engine server process group on ``127.0.0.1:<port>``, its log and its temporary data dir."""
 
     def __init__(self, spec: LocalEngineSpec, venv: Path) -> None:
+        for port in spec.fixed_ports:
+            if not _bindable(port):
+                raise EngineUnavailableError(
+                    f"{spec.about} always binds port {port}, and something on this machine holds it "
+                    "(another Milvus 2.3 server, e.g. another run of `rag-conformance engines`); "
+                    "only one can run at a time: wait for it, or stop it"
+                )
         self.spec = spec
         self.port = _free_port()
         self.uri = f"http://{HOST}:{self.port}"

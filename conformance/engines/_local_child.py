@@ -15,6 +15,7 @@ parent dies for any reason, the read hits EOF and the engine is stopped, so no s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -61,12 +62,27 @@ def _wait(proc: subprocess.Popen[bytes]) -> int:
 
 
 def run_exec(command: list[str]) -> int:
-    """Run ``command`` until it exits or the parent goes away; then stop it."""
+    """Run ``command`` until it exits or the parent goes away; then stop it and everything it started."""
     proc = subprocess.Popen(command)
     try:
         return _wait(proc)
     finally:
-        _terminate(proc, grace=15.0)  # the Go server flushes and stops its coordinators on SIGTERM
+        _stop_group(proc, grace=15.0)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
+    # milvus-server (Python) starts the Go binary as its own child and does not stop it when told to
+    # stop: a parent that died left the Go server running. This process leads its own group (the
+    # parent starts it in a new session), so the group is exactly the engine: stop all of it.
+    group = os.getpgrp()
+    if group != os.getpid():  # run by hand, not as a group leader: stop only what we started
+        _terminate(proc, grace)
+        return
+    os.killpg(group, signal.SIGTERM)  # our own handler only sets _stop; the Go server flushes, stops
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(grace)
+    time.sleep(1.0)  # the Go server's coordinators stop in parallel with milvus-server
+    os.killpg(group, signal.SIGKILL)  # whatever is left, this process included: nothing outlives it
 
 
 def _version_reply() -> bytes:
