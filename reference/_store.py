@@ -12,6 +12,7 @@ require) the Milvus client.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from ._embed import Embedder
 from ._engine import EngineFeatures, quiet_refusals, server_version
@@ -393,10 +395,9 @@ class MilvusKnowledgeStore:
                 output_fields=OUTPUT_FIELDS,
                 search_params=self._dense_params(k),
             )
-        return [
-            _candidate(hit, rank, label="dense", dense_distance=None)
-            for rank, hit in enumerate(result[0], start=1)
-        ]
+        hits = list(result[0])  # no vector asked for: reading the hits decodes scalars only
+        entities = [hit["entity"] for hit in hits]
+        return _candidates(entities, [hit["distance"] for hit in hits], "dense", None)
 
     def _hybrid(self, text: str, vector: np.ndarray, k: int, expr: str, rrf_k: int) -> list[Candidate]:
         from pymilvus import AnnSearchRequest, RRFRanker
@@ -424,13 +425,11 @@ class MilvusKnowledgeStore:
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
-        candidates = []
-        for rank, hit in enumerate(result[0], start=1):
-            stored = np.asarray(hit["entity"][DENSE_FIELD], dtype=np.float32)
-            diff = stored - vector
-            distance = float(np.sum(diff * diff, dtype=np.float32))
-            candidates.append(_candidate(hit, rank, label="hybrid", dense_distance=distance))
-        return candidates
+        entities, scores, stored = _hybrid_hits(result[0], self.dim)
+        # Squared L2 in float32 for every hit at once; bit for bit what a sum per hit gives.
+        diff = stored - vector
+        distances = np.sum(diff * diff, axis=1, dtype=np.float32).tolist()
+        return _candidates(entities, scores, "hybrid", distances)
 
     # -- errors -----------------------------------------------------------------------------------
 
@@ -475,21 +474,55 @@ def _present(value: Any) -> Any:
     return None if value == ABSENT else value
 
 
-def _candidate(hit: Any, rank: int, *, label: str, dense_distance: float | None) -> Candidate:
-    entity = hit["entity"]
-    score = float(hit["distance"])
-    return Candidate(
-        doc_id=entity[DOC_FIELD],
-        chunk_index=int(entity[INDEX_FIELD]),
-        text=entity[TEXT_FIELD],
-        original_rank=rank,
-        score=score,
-        score_label=label,
-        raw_score=score,
-        dense_distance=dense_distance,
-        category=_present(entity.get(CATEGORY_FIELD)),
-        source_type=_present(entity.get(SOURCE_FIELD)),
-    )
+def _hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float], np.ndarray]:
+    """One query's hybrid hits as (scalar fields per hit, fused scores, stored vectors as one array).
+
+    pymilvus leaves a result's vector fields undecoded until a hit is read, then turns each vector into
+    a Python list of floats: more client time than the rest of a lookup. Where the result is pymilvus's
+    lazy ``HybridHits``, the vectors come from the reply in one numpy conversion and the scalar fields
+    from the undecoded hits; any other result (another pymilvus) is read hit by hit, to the same values.
+    """
+    lazy = getattr(hits, "lazy_field_data", None)
+    raw_item = getattr(hits, "get_raw_item", None)
+    if lazy is not None and raw_item is not None and not getattr(hits, "has_materialized", True):
+        field = next((f for f in lazy if f.field_name == DENSE_FIELD), None)
+        if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
+            count, start = len(hits), int(hits.start)
+            flat = np.array(field.vectors.float_vector.data, dtype=np.float32)
+            stored = flat.reshape(-1, dim)[start : start + count]
+            entities = [raw_item(i)["entity"] for i in range(count)]
+            if len(stored) == count:
+                return entities, list(hits.distances), stored
+    read = list(hits)
+    stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
+    return [hit["entity"] for hit in read], [hit["distance"] for hit in read], stored.reshape(-1, dim)
+
+
+@functools.cache
+def _candidate_list() -> TypeAdapter[list[Candidate]]:
+    return TypeAdapter(list[Candidate])
+
+
+def _candidates(
+    entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
+) -> list[Candidate]:
+    """Candidates in engine order (``originalRank`` 1..n), validated as one list."""
+    rows = [
+        {
+            "docId": entity[DOC_FIELD],
+            "chunkIndex": int(entity[INDEX_FIELD]),
+            "text": entity[TEXT_FIELD],
+            "originalRank": rank,
+            "score": float(score),
+            "scoreLabel": label,
+            "rawScore": float(score),
+            "denseDistance": None if distances is None else distances[rank - 1],
+            "category": _present(entity.get(CATEGORY_FIELD)),
+            "sourceType": _present(entity.get(SOURCE_FIELD)),
+        }
+        for rank, (entity, score) in enumerate(zip(entities, scores, strict=True), start=1)
+    ]
+    return _candidate_list().validate_python(rows)
 
 
 def redact_uri(uri: str) -> str:
