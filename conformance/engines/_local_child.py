@@ -102,20 +102,29 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def run_lite25(port: int, data_dir: Path) -> int:
-    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder."""
+def run_lite25(port: int, data_dir: Path, *, direct: bool = False) -> int:
+    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
+
+    ``direct``: the binary itself listens on ``port`` (no forwarder, no ``GetVersion``), for
+    measurements where a forwarder's hop would be counted as the engine's time.
+    """
     from concurrent import futures
 
     import grpc
     import milvus_lite
 
     lib = Path(milvus_lite.__file__).resolve().parent / "lib"
-    inner = _free_port()
+    inner = port if direct else _free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
     # In address mode the binary serves TCP and needs no lock file (that is the UDS mode's stop signal).
     command = [str(lib / "milvus"), str(data_dir / "lite.db"), f"{HOST}:{inner}", "ERROR"]
     proc = subprocess.Popen(command, env=env, cwd=str(data_dir))
+    if direct:
+        try:
+            return _wait(proc)
+        finally:
+            _terminate(proc, grace=5.0)
     channel = grpc.insecure_channel(f"{HOST}:{inner}", options=_MESSAGE_OPTIONS)
     reply = _version_reply()
 
@@ -158,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     lite = sub.add_parser("lite25")
     lite.add_argument("--port", type=int, required=True)
     lite.add_argument("--data-dir", type=Path, required=True)
+    lite.add_argument("--direct", action="store_true", help="no forwarder (and so no GetVersion)")
     args = parser.parse_args(argv)
     # SIGTERM from the parent: leave the wait loop and stop the engine through the finally blocks.
     signal.signal(signal.SIGTERM, lambda _signum, _frame: _stop.set())
@@ -165,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "exec":
         command = args.command[1:] if args.command[:1] == ["--"] else args.command
         return run_exec(command)
-    return run_lite25(args.port, args.data_dir)
+    return run_lite25(args.port, args.data_dir, direct=args.direct)
 
 
 if __name__ == "__main__":
