@@ -35,6 +35,13 @@ def _ints(text: str) -> list[int]:
     return values
 
 
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one engine, e.g. lite,lite-2.5.1")
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -43,11 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--queries", type=int, default=200, help="measured queries per size")
     run.add_argument("--warmup", type=int, default=10, help="warm-up queries per size, not measured")
     run.add_argument(
+        "--engines",
+        type=_names,
+        default=["lite", "lite-2.5.1"],
+        help="engines measured side by side: lite (Milvus Lite 3.x of this venv), lite-2.5.1 (the C++ "
+        "core, installed into the kit's engine cache); default both",
+    )
+    run.add_argument(
         "--milvus",
         action="append",
         default=[],
         metavar="uri:URI",
-        help="also measure on this engine (repeatable); embedded Milvus Lite is always measured",
+        help="also measure on this engine (repeatable)",
+    )
+    run.add_argument(
+        "--note",
+        default="",
+        help="what else was running on the machine, recorded in RESULTS.md beside the load average",
     )
     run.add_argument("--index", choices=("HNSW", "FLAT"), default="HNSW", help="dense index type")
     run.add_argument("--seed", type=int, default=0, help="corpus and query seed")
@@ -79,7 +98,9 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         "machine": machine_facts(ROOT),
         "config": {k: v for k, v in vars(args).items() if k not in ("out", "command")},
     }
-    engines = ["lite", *args.milvus]
+    engines = [*args.engines, *args.milvus]
+    # Size by size, every engine at that size before the next size: the columns of one size are
+    # measured minutes apart, not an hour apart.
     results["retrieval"] = [
         run_retrieval(
             engine,
@@ -90,8 +111,8 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
             seed=args.seed,
             profile_queries=args.profile_queries,
         )
-        for engine in engines
         for size in args.sizes
+        for engine in engines
     ]
     results["post_process"] = run_postprocess(
         args.pp_sizes, budget_s=args.pp_budget, profile_calls_n=args.profile_queries * 10
