@@ -35,6 +35,13 @@ def _ints(text: str) -> list[int]:
     return values
 
 
+def _engine_count(text: str) -> tuple[str, int]:
+    engine, sep, count = text.partition("=")
+    if not sep or not engine.strip() or not count.strip().isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give ENGINE=N with N a positive integer, e.g. lite=40")
+    return engine.strip(), int(count)
+
+
 def _names(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
@@ -49,6 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sizes", type=_ints, default=[10_000, 100_000], help="corpus sizes (chunks)")
     run.add_argument("--queries", type=int, default=200, help="measured queries per size")
     run.add_argument("--warmup", type=int, default=10, help="warm-up queries per size, not measured")
+    run.add_argument(
+        "--engine-queries",
+        type=_engine_count,
+        action="append",
+        default=[],
+        metavar="ENGINE=N",
+        help="measured queries for one engine instead of --queries (repeatable), e.g. lite=40: Lite 3.x "
+        "is pure Python, and on a busy machine 200 queries of 5 variants at 100k take hours there",
+    )
     run.add_argument(
         "--engines",
         type=_names,
@@ -99,17 +115,21 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         "config": {k: v for k, v in vars(args).items() if k not in ("out", "command")},
     }
     engines = [*args.engines, *args.milvus]
+    per_engine = dict(args.engine_queries)
     # Size by size, every engine at that size before the next size: the columns of one size are
     # measured minutes apart, not an hour apart.
     results["retrieval"] = [
         run_retrieval(
             engine,
             size,
-            queries=args.queries,
+            queries=per_engine.get(engine, args.queries),
             warmup=args.warmup,
             index=args.index,
             seed=args.seed,
-            profile_queries=args.profile_queries,
+            # An engine given fewer queries (a slow one) gets a profile of a quarter of them.
+            profile_queries=min(args.profile_queries, max(5, per_engine[engine] // 4))
+            if engine in per_engine
+            else args.profile_queries,
         )
         for size in args.sizes
         for engine in engines

@@ -57,11 +57,17 @@ def _ms(value: float) -> str:
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
 
+def _queries(config: dict[str, Any]) -> str:
+    """``200``, or ``200 (lite: 40)`` when some engine was given its own count."""
+    own = ", ".join(f"{engine}: {n}" for engine, n in config.get("engine_queries") or ())
+    return f"{config['queries']} ({own})" if own else str(config["queries"])
+
+
 def method(config: dict[str, Any]) -> list[str]:
     """How the figures were measured."""
     sizes = ", ".join(f"{s:,}" for s in config["sizes"])
     return [
-        METHOD.format(sizes=sizes, seed=config["seed"], queries=config["queries"], warmup=config["warmup"])
+        METHOD.format(sizes=sizes, seed=config["seed"], queries=_queries(config), warmup=config["warmup"])
     ]
 
 

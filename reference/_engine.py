@@ -16,7 +16,8 @@ Milvus 2.3          no               no                     dense mode only; hyb
 The store learns this once, when it creates its collection: it offers the full schema and, where the
 engine refuses it (or accepts it but drops a part of it, as Milvus 2.3 drops ``nullable``), the next
 smaller one, keeping the engine's own words as the reason. A collection that already exists tells
-by its schema. Versions are never guessed from: Milvus Lite 2.5.1 has no ``GetVersion`` at all.
+by its schema. Nothing is inferred from version strings (Milvus Lite 2.5.1 has no ``GetVersion`` at
+all); the version, where there is one, only names the engine in messages.
 """
 
 from __future__ import annotations
