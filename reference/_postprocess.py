@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import attrgetter
+from typing import cast
 
 from ._errors import InvalidCandidateError, UnknownScoreLabelError
 from ._labels import canonicalize_label
@@ -87,7 +88,7 @@ def post_process(
             continue
         dropped.append({"evidence_key": key, "original_rank": candidate.original_rank, "reason": reason})
 
-    top = max((b["quality_score"] for b in blocks), default=None)
+    top = max((cast(float, b["quality_score"]) for b in blocks), default=None)
     return PostProcessResult.model_validate(
         {
             "blocks": blocks,

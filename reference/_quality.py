@@ -22,7 +22,7 @@ __all__ = [
 # Those clamp to 0. Anything more negative is not rounding: it is a bug upstream, and we say so.
 NEGATIVE_DISTANCE_TOLERANCE = 1e-5
 # canonicalize_label's table, for a dict lookup per hit; anything else goes through it (and fails there).
-_CANONICAL: dict[object, str] = {**{label: label for label in CANONICAL_LABELS}, **LEGACY_ALIASES}
+_CANONICAL: dict[str, str] = {**{label: label for label in CANONICAL_LABELS}, **LEGACY_ALIASES}
 
 
 def l2_to_quality(distance: float | None, max_l2_distance: float, *, what: str = "score") -> float:

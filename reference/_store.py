@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -428,7 +428,7 @@ class MilvusKnowledgeStore:
         entities, scores, stored = _hybrid_hits(result[0], self.dim)
         # Squared L2 in float32 for every hit at once; bit for bit what a sum per hit gives.
         diff = stored - vector
-        distances = np.sum(diff * diff, axis=1, dtype=np.float32).tolist()
+        distances = cast(list[float], np.sum(diff * diff, axis=1, dtype=np.float32).tolist())
         return _candidates(entities, scores, "hybrid", distances)
 
     # -- errors -----------------------------------------------------------------------------------

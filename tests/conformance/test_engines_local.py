@@ -93,3 +93,23 @@ def test_milvus_2_3_makes_what_needs_bm25_not_applicable_with_the_engines_reason
     assert engine_checks - DENSE_ENGINE_CHECKS <= not_applicable
     for scenario_id in engine_checks - DENSE_ENGINE_CHECKS:
         assert "has no" in scenarios[scenario_id]["message"], scenarios[scenario_id]
+
+
+def test_a_second_milvus_2_3_is_refused_at_once_naming_the_port(tmp_path: Path) -> None:
+    import contextlib
+    import socket
+
+    from conformance.engines import EngineUnavailableError
+    from conformance.engines._local import LOCAL_ENGINES, LocalServer
+
+    spec = LOCAL_ENGINES["milvus-2.3.5"]
+    (port,) = spec.fixed_ports
+    holder = socket.socket()
+    try:
+        # If someone on this machine holds it already, the refusal below is the same.
+        with contextlib.suppress(OSError):
+            holder.bind(("127.0.0.1", port))
+        with pytest.raises(EngineUnavailableError, match=rf"always binds port {port}.*one can run at a time"):
+            LocalServer(spec, tmp_path / "no-venv-needed")  # refused before anything starts
+    finally:
+        holder.close()
