@@ -144,12 +144,12 @@ def client_time(runs: list[dict[str, Any]]) -> list[str]:
         ]
         for part in parts
     ]
-    heads = [f"{r['engine']} {r['size']:,}" for r in measured]
+    heads = [f"{r['engine']} {r['size']:,} ({r['client_time']['calls']} queries)" for r in measured]
     return [
         "## Where a lookup's client time goes",
         "",
         "Own time per `lookup` under cProfile, by who spends it, in ms (share of the profiled time), "
-        f"over {measured[0]['client_time']['calls']} measured queries per run. cProfile slows Python "
+        "over the measured queries profiled per run (in each column's head). cProfile slows Python "
         "code more than waiting, so the Python parts are overstated; the order is what counts. The "
         "bare call's profile, beside it below, has the same pymilvus and gRPC parts.",
         "",
