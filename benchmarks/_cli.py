@@ -35,6 +35,20 @@ def _ints(text: str) -> list[int]:
     return values
 
 
+def _engine_count(text: str) -> tuple[str, int]:
+    engine, sep, count = text.partition("=")
+    if not sep or not engine.strip() or not count.strip().isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give ENGINE=N with N a positive integer, e.g. lite=40")
+    return engine.strip(), int(count)
+
+
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one engine, e.g. lite,lite-2.5.1")
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -43,11 +57,32 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--queries", type=int, default=200, help="measured queries per size")
     run.add_argument("--warmup", type=int, default=10, help="warm-up queries per size, not measured")
     run.add_argument(
+        "--engine-queries",
+        type=_engine_count,
+        action="append",
+        default=[],
+        metavar="ENGINE=N",
+        help="measured queries for one engine instead of --queries (repeatable), e.g. lite=40: Lite 3.x "
+        "is pure Python, and on a busy machine 200 queries of 5 variants at 100k take hours there",
+    )
+    run.add_argument(
+        "--engines",
+        type=_names,
+        default=["lite", "lite-2.5.1"],
+        help="engines measured side by side: lite (Milvus Lite 3.x of this venv), lite-2.5.1 (the C++ "
+        "core, installed into the kit's engine cache); default both",
+    )
+    run.add_argument(
         "--milvus",
         action="append",
         default=[],
         metavar="uri:URI",
-        help="also measure on this engine (repeatable); embedded Milvus Lite is always measured",
+        help="also measure on this engine (repeatable)",
+    )
+    run.add_argument(
+        "--note",
+        default="",
+        help="what else was running on the machine, recorded in RESULTS.md beside the load average",
     )
     run.add_argument("--index", choices=("HNSW", "FLAT"), default="HNSW", help="dense index type")
     run.add_argument("--seed", type=int, default=0, help="corpus and query seed")
@@ -79,19 +114,25 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         "machine": machine_facts(ROOT),
         "config": {k: v for k, v in vars(args).items() if k not in ("out", "command")},
     }
-    engines = ["lite", *args.milvus]
+    engines = [*args.engines, *args.milvus]
+    per_engine = dict(args.engine_queries)
+    # Size by size, every engine at that size before the next size: the columns of one size are
+    # measured minutes apart, not an hour apart.
     results["retrieval"] = [
         run_retrieval(
             engine,
             size,
-            queries=args.queries,
+            queries=per_engine.get(engine, args.queries),
             warmup=args.warmup,
             index=args.index,
             seed=args.seed,
-            profile_queries=args.profile_queries,
+            # An engine given fewer queries (a slow one) gets a profile of a quarter of them.
+            profile_queries=min(args.profile_queries, max(5, per_engine[engine] // 4))
+            if engine in per_engine
+            else args.profile_queries,
         )
-        for engine in engines
         for size in args.sizes
+        for engine in engines
     ]
     results["post_process"] = run_postprocess(
         args.pp_sizes, budget_s=args.pp_budget, profile_calls_n=args.profile_queries * 10

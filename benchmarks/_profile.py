@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["profile_calls", "summarize_stats"]
+__all__ = ["client_time", "profile_calls", "summarize_stats"]
 
 # Where a blocking gRPC call spends its time waiting for the engine's reply.
 _WAIT_MARKERS = ("grpc._cython", "cygrpc", "_channel.py", "threading.py:", "'acquire' of '_thread")
@@ -51,13 +51,56 @@ def summarize_stats(stats: pstats.Stats, *, top: int = 8) -> dict[str, Any]:
     }
 
 
-def profile_calls(call: Callable[[Any], Any], items: Iterable[Any], *, top: int = 8) -> dict[str, Any]:
-    """Profile ``call(item)`` for every item; see :func:`summarize_stats`."""
+# Where a lookup's client time goes, by who spends it (own time of each function, by its file).
+_PARTS = (
+    ("waiting for the engine's reply (gRPC)", _WAIT_MARKERS),
+    ("pymilvus: building the request, reading the reply", ("pymilvus/",)),
+    ("gRPC and protobuf, client side", ("grpc/", "google/", "protobuf")),
+    ("pydantic validation", ("pydantic",)),
+    ("numpy", ("numpy",)),
+    ("reference: store (search, result to candidates)", ("reference/_store.py", "reference/_engine.py")),
+    ("reference: post-process and normalizer", ("reference/_postprocess.py", "reference/_quality.py",
+                                                "reference/_labels.py", "reference/_models.py")),
+    ("reference: lookup_knowledge", ("reference/_lookup.py",)),
+    ("benchmark harness", ("benchmarks/",)),
+)  # fmt: skip
+
+
+def client_time(stats: pstats.Stats, calls: int) -> dict[str, Any]:
+    """Own time per call of the profiled code, by part (see ``_PARTS``); the rest is "other"."""
+    table: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
+    parts = dict.fromkeys([name for name, _ in _PARTS] + ["other (interpreter, builtins)"], 0.0)
+    for key, row in table.items():
+        name = _name(key)
+        part = next((p for p, markers in _PARTS if any(m in name for m in markers)), None)
+        parts[part or "other (interpreter, builtins)"] += row[2]
+    total = sum(parts.values()) or 1e-12
+    return {
+        "calls": calls,
+        "ms_per_call": {p: round(s / calls * 1e3, 4) for p, s in parts.items()},
+        "share": {p: round(s / total, 4) for p, s in parts.items()},
+    }
+
+
+def profile_calls(
+    call: Callable[[Any], Any],
+    items: Iterable[Any],
+    *,
+    top: int = 8,
+    extra: Callable[[pstats.Stats, int], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Profile ``call(item)`` for every item; see :func:`summarize_stats` (and ``extra``'s figures)."""
     profiler = cProfile.Profile()
+    count = 0
     profiler.enable()
     try:
         for item in items:
             call(item)
+            count += 1
     finally:
         profiler.disable()
-    return summarize_stats(pstats.Stats(profiler), top=top)
+    stats = pstats.Stats(profiler)
+    summary = summarize_stats(stats, top=top)
+    if extra is not None:
+        summary["client_time"] = extra(stats, max(count, 1))
+    return summary

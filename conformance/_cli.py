@@ -88,7 +88,7 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 def _engines(args: argparse.Namespace) -> int:
-    from ._engines_matrix import DEFAULT_ENGINES, format_matrix, run_matrix
+    from .engines._matrix import DEFAULT_ENGINES, format_matrix, run_matrix
 
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_matrix(columns))

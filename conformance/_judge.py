@@ -108,6 +108,7 @@ class Judge:
     def search(self, request: SearchRequest) -> tuple[SearchReply, tuple[Any, ...]]:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "search", request.mode)
+        self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
         with self._recording() as calls:
             reply: SearchReply = ask(self.implementation, "search", request, expect=SearchReply)
         self._note_extras("search", reply)
@@ -120,6 +121,7 @@ class Judge:
     def lookup(self, request: LookupRequest) -> tuple[LookupReply, tuple[Any, ...]]:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "lookup", request.mode)
+        self._need_oracle().require_mode(request.mode)
         with self._recording() as calls:
             reply: LookupReply = ask(self.implementation, "lookup", request, expect=LookupReply)
         self._note_extras("lookup", reply)

@@ -37,7 +37,7 @@ CHECKS = ("implementation", "engine", "all")
 # Hypothesis examples per property scenario, by --rqs-profile. "selftest" is ci without shrinking a
 # failure: the mutation matrix needs verdicts only, and shrinking would be most of its run time.
 PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 100}
-FIXTURE_MODULES = ("conformance._recording_fixture", "conformance._expectations")
+FIXTURE_MODULES = ("conformance.engines._recording_fixture", "conformance.engines._expectations")
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
 # Gherkin tag prefix -> marker. "@id:x" becomes @pytest.mark.rqs_id("x"), and so on.

@@ -17,8 +17,10 @@ from ._embed import (
     describe_embedder,
     make_embedder,
 )
+from ._engine import EngineFeatures
 from ._errors import (
     EmptyIngestError,
+    EngineFeatureError,
     IngestError,
     InvalidCandidateError,
     InvalidEvidenceIdError,
@@ -68,6 +70,8 @@ __all__ = [
     "EmbedderError",
     "EmbedderUnavailableError",
     "EmptyIngestError",
+    "EngineFeatureError",
+    "EngineFeatures",
     "EvalQuery",
     "EvalRun",
     "EvalSet",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "EmptyIngestError",
+    "EngineFeatureError",
     "IngestError",
     "InvalidCandidateError",
     "InvalidEvidenceIdError",
@@ -86,6 +87,19 @@ class InvalidLimitError(InvalidSettingError):
 
 class StoreError(RetrievalQualityError):
     """The Milvus store could not do what was asked."""
+
+
+class EngineFeatureError(StoreError):
+    """The connected engine lacks a feature the request needs (e.g. BM25 for hybrid mode on Milvus 2.3).
+
+    ``feature`` names it (``"bm25"``, ``"hybrid_search"``); ``engine_version`` is the server's version
+    where the engine reports one.
+    """
+
+    def __init__(self, message: str, *, feature: str, engine_version: str | None = None) -> None:
+        self.feature = feature
+        self.engine_version = engine_version
+        super().__init__(message)
 
 
 class MilvusUnavailableError(StoreError):

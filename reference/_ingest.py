@@ -45,7 +45,8 @@ class Chunk(_Model):
     """One chunk of a document: identity, text, optional vector and metadata.
 
     ``vector`` may be left out when the store is given an embedder at ingest. ``category`` and
-    ``source_type`` are optional; absent means null in the store (never the empty string).
+    ``source_type`` are optional; absent means null in the store (never the empty string), and they
+    may not hold a NUL character (an engine without nullable fields stores "absent" as one).
     """
 
     doc_id: str
@@ -77,6 +78,10 @@ class Chunk(_Model):
         ):
             if value is not None and len(value.encode("utf-8")) > limit:
                 raise IngestError(f"{who}: {name} is longer than {limit} UTF-8 bytes; split or shorten it")
+        for name, value in (("category", self.category), ("sourceType", self.source_type)):
+            if value is not None and "\x00" in value:
+                # NUL marks "absent" on engines without nullable fields (reference._schema.ABSENT).
+                raise IngestError(f"{who}: {name} holds a NUL character; remove it, or leave {name} out")
         if self.vector is not None:
             if not self.vector:
                 raise VectorDimensionError(f"{who}: vector is empty; leave it out to have the text embedded")

@@ -62,16 +62,22 @@ def lookup_knowledge(
         )
         return candidates, post_process(candidates, settings, hints=hints)
 
+    # LookupResult.model_construct: every part is already a validated model made just above, and
+    # validating the result again would re-run each candidate's checks (pydantic does, for instances).
     if category is None:
         candidates, result = attempt(None)
-        return LookupResult(path="unfiltered", retried=False, result=result, candidates=tuple(candidates))
+        return LookupResult.model_construct(
+            path="unfiltered", retried=False, result=result, candidates=tuple(candidates)
+        )
 
     candidates, result = attempt(category)
     if not result.is_low_quality:
-        return LookupResult(path="filtered", retried=False, result=result, candidates=tuple(candidates))
+        return LookupResult.model_construct(
+            path="filtered", retried=False, result=result, candidates=tuple(candidates)
+        )
 
     retry_candidates, retry_result = attempt(None)
-    return LookupResult(
+    return LookupResult.model_construct(
         path="unfiltered_retry",
         retried=True,
         result=retry_result,

@@ -67,6 +67,18 @@ class Candidate(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> Candidate:
+        # Runs for every hit of every search: the common case is three comparisons and three finite
+        # checks; the message is built only for a bad candidate.
+        score, raw, dense = scores = (self.score, self.raw_score, self.dense_distance)
+        if (
+            self.doc_id
+            and self.chunk_index >= 0
+            and self.original_rank >= 1
+            and (score is None or math.isfinite(score))
+            and (raw is None or math.isfinite(raw))
+            and (dense is None or math.isfinite(dense))
+        ):
+            return self
         who = f"{self.doc_id!r}#{self.chunk_index} (originalRank {self.original_rank})"
         if not self.doc_id:
             raise InvalidEvidenceIdError("docId is empty; every hit needs its document id", candidate=who)
@@ -78,11 +90,7 @@ class Candidate(_Model):
             raise InvalidRankError(
                 f"originalRank is {self.original_rank}; ranks start at 1 (the best hit)", candidate=who
             )
-        for name, value in (
-            ("score", self.score),
-            ("rawScore", self.raw_score),
-            ("denseDistance", self.dense_distance),
-        ):
+        for name, value in zip(("score", "rawScore", "denseDistance"), scores, strict=True):
             if value is not None and not math.isfinite(value):
                 raise InvalidScoreError(f"{name} is {value}; scores must be finite numbers", candidate=who)
         return self

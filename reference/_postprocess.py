@@ -18,8 +18,9 @@ change order, quality, level or gates.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
+from operator import attrgetter
+from typing import cast
 
 from ._errors import InvalidCandidateError, UnknownScoreLabelError
 from ._labels import canonicalize_label
@@ -31,10 +32,13 @@ from ._models import (
     PostProcessResult,
     RelevanceLevel,
 )
-from ._quality import to_quality_score
+from ._quality import check_max_l2, normalize_all, to_quality_score
 from ._settings import Settings
 
 __all__ = ["completeness_for", "is_low_quality", "post_process", "relevance_for"]
+
+# What the normalizer reads of a candidate, as one tuple per candidate (attrgetter runs in C).
+_NORMALIZER_INPUT = attrgetter("score_label", "score", "original_rank", "dense_distance")
 
 
 def post_process(
@@ -48,37 +52,43 @@ def post_process(
     hints = hints or L0Hints()
     batch = list(candidates)
     size, max_l2 = len(batch), settings.max_l2_distance
-    scored = [(c, _quality(c, batch_size=size, max_l2_distance=max_l2)) for c in batch]
-    scored.sort(key=lambda pair: pair[0].original_rank)  # list.sort is stable
+    if batch:
+        check_max_l2(max_l2)  # what every normalizer call would check: once for the whole batch
+    qualities = _qualities(batch, max_l2)
+    ranks = [c.original_rank for c in batch]
+    order = sorted(range(size), key=ranks.__getitem__)  # sorted() is stable: equal ranks keep input order
 
     # Plain dicts here, one validation of the whole result at the end: a single pass through pydantic's
     # core is several times cheaper than a model per candidate when most candidates are capped away.
     blocks: list[dict[str, object]] = []
     dropped: list[dict[str, object]] = []
     seen: set[str] = set()
-    per_doc: Counter[str] = Counter()
+    per_doc: dict[str, int] = {}
     cap, return_n = settings.max_chunks_per_document, settings.return_n
-    for candidate, quality in scored:
-        key, doc = candidate.evidence_key, candidate.doc_id
+    for i in order:
+        candidate = batch[i]
+        doc = candidate.doc_id
+        key = f"{doc}#{candidate.chunk_index}"  # evidence_key, built once
         # Each step counts what survived the steps before it, not only what was accepted: the reason
         # names the first step that removes the candidate, i.e. the setting that would bring it back.
-        reason: DropReason | None = None
         if key in seen:
-            reason = "duplicate"
-        elif per_doc[doc] >= cap:
+            reason: DropReason = "duplicate"
+            dropped.append({"evidence_key": key, "original_rank": candidate.original_rank, "reason": reason})
+            continue
+        seen.add(key)
+        kept = per_doc.get(doc, 0)
+        if kept >= cap:
             reason = "per_document_cap"
         elif len(blocks) >= return_n:
             reason = "return_n"
-        if reason != "duplicate":
-            seen.add(key)
-        if reason is None or reason == "return_n":
-            per_doc[doc] += 1
-        if reason is not None:
-            dropped.append({"evidence_key": key, "original_rank": candidate.original_rank, "reason": reason})
+            per_doc[doc] = kept + 1
+        else:
+            per_doc[doc] = kept + 1
+            blocks.append(_block(candidate, key, qualities[i], hints, settings))
             continue
-        blocks.append(_block(candidate, quality, hints, settings))
+        dropped.append({"evidence_key": key, "original_rank": candidate.original_rank, "reason": reason})
 
-    top = max((b["quality_score"] for b in blocks), default=None)
+    top = max((cast(float, b["quality_score"]) for b in blocks), default=None)
     return PostProcessResult.model_validate(
         {
             "blocks": blocks,
@@ -119,7 +129,17 @@ def completeness_for(top_quality: float | None, settings: Settings) -> Completen
     return CompletenessHint.INSUFFICIENT
 
 
-def _quality(candidate: Candidate, *, batch_size: int, max_l2_distance: float) -> float:
+def _qualities(batch: list[Candidate], max_l2_distance: float) -> list[float]:
+    """Every candidate's qualityScore by the single normalizer, in input order."""
+    try:
+        return normalize_all(map(_NORMALIZER_INPUT, batch), len(batch), max_l2_distance)
+    except (InvalidCandidateError, UnknownScoreLabelError):
+        for candidate in batch:  # the rare path: find the first bad candidate again, to name it
+            _quality(candidate, len(batch), max_l2_distance)
+        raise
+
+
+def _quality(candidate: Candidate, batch_size: int, max_l2_distance: float) -> float:
     try:
         return to_quality_score(
             candidate.score_label,
@@ -140,9 +160,11 @@ def _who(candidate: Candidate) -> str:
     return f"{candidate.evidence_key} (originalRank {candidate.original_rank})"
 
 
-def _block(candidate: Candidate, quality: float, hints: L0Hints, settings: Settings) -> dict[str, object]:
+def _block(
+    candidate: Candidate, key: str, quality: float, hints: L0Hints, settings: Settings
+) -> dict[str, object]:
     return {
-        "evidence_key": candidate.evidence_key,
+        "evidence_key": key,
         "doc_id": candidate.doc_id,
         "chunk_index": candidate.chunk_index,
         "original_rank": candidate.original_rank,

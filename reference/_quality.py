@@ -3,35 +3,32 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import NoReturn
 
 from ._errors import InvalidMaxL2DistanceError, InvalidRankError, InvalidScoreError
-from ._labels import canonicalize_label
+from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 
-__all__ = ["NEGATIVE_DISTANCE_TOLERANCE", "l2_to_quality", "rank_to_quality", "to_quality_score"]
+__all__ = [
+    "NEGATIVE_DISTANCE_TOLERANCE",
+    "check_max_l2",
+    "l2_to_quality",
+    "normalize_all",
+    "rank_to_quality",
+    "to_quality_score",
+]
 
 # Engines return tiny negative squared distances for identical vectors (float32 rounding, e.g. -1e-7).
 # Those clamp to 0. Anything more negative is not rounding: it is a bug upstream, and we say so.
 NEGATIVE_DISTANCE_TOLERANCE = 1e-5
+# canonicalize_label's table, for a dict lookup per hit; anything else goes through it (and fails there).
+_CANONICAL: dict[str, str] = {**{label: label for label in CANONICAL_LABELS}, **LEGACY_ALIASES}
 
 
 def l2_to_quality(distance: float | None, max_l2_distance: float, *, what: str = "score") -> float:
     """The spec's dense formula: ``max(0, 1 - min(d, maxL2) / maxL2)``; a null distance gives 0."""
-    _check_max_l2(max_l2_distance)
-    if distance is None:
-        return 0.0
-    if not math.isfinite(distance):
-        raise InvalidScoreError(f"{what} is {distance}; an L2 distance must be finite")
-    if distance < -NEGATIVE_DISTANCE_TOLERANCE:
-        raise InvalidScoreError(
-            f"{what} is {distance}; an L2 distance cannot be negative "
-            f"(values down to -{NEGATIVE_DISTANCE_TOLERANCE:g} are float rounding and clamp to 0)"
-        )
-    # The formula with its min and max written as branches (same values; this runs once per hit).
-    if distance >= max_l2_distance:
-        return 0.0
-    if distance <= 0.0:
-        return 1.0
-    return 1.0 - distance / max_l2_distance
+    check_max_l2(max_l2_distance)
+    return normalize_all((("dense", distance, 1, None),), 1, max_l2_distance, score_name=what)[0]
 
 
 def rank_to_quality(rank: int, batch_size: int) -> float:
@@ -63,16 +60,61 @@ def to_quality_score(
     - ``hybrid`` with ``dense_distance``: the same formula on that distance (absolute quality for gates).
     - ``hybrid`` without: :func:`rank_to_quality`. The fused ``score`` is not read at all.
     """
-    canonical = canonicalize_label(label)
-    if canonical == "dense":
-        return l2_to_quality(score, max_l2_distance, what="score")
-    if dense_distance is not None:
-        return l2_to_quality(dense_distance, max_l2_distance, what="denseDistance")
-    _check_max_l2(max_l2_distance)
-    return rank_to_quality(rank, batch_size)
+    canonicalize_label(label)  # an unknown label fails first, whatever else is wrong
+    check_max_l2(max_l2_distance)
+    return normalize_all(((label, score, rank, dense_distance),), batch_size, max_l2_distance)[0]
 
 
-def _check_max_l2(max_l2_distance: float) -> None:
+def normalize_all(
+    hits: Iterable[tuple[str, float | None, int, float | None]],
+    batch_size: int,
+    max_l2_distance: float,
+    *,
+    score_name: str = "score",
+) -> list[float]:
+    """:func:`to_quality_score` for each ``(label, score, rank, dense_distance)``, once ``max_l2_distance``
+    is checked: the implementation behind every entry point of the normalizer.
+
+    One loop instead of a call per hit, because post-processing runs it on every candidate of a batch.
+    Every per-hit input check stays: a bad hit raises the same typed error :func:`to_quality_score`
+    raises for it.
+    """
+    canonical_of, tolerance, isfinite = _CANONICAL, -NEGATIVE_DISTANCE_TOLERANCE, math.isfinite
+    out: list[float] = []
+    for label, score, rank, dense_distance in hits:
+        canonical = canonical_of.get(label) or canonicalize_label(label)
+        if canonical == "dense":
+            distance, what = score, score_name
+        elif dense_distance is not None:
+            distance, what = dense_distance, "denseDistance"
+        else:
+            out.append(rank_to_quality(rank, batch_size))
+            continue
+        if distance is None:
+            out.append(0.0)
+        elif not (isfinite(distance) and distance >= tolerance):
+            _refuse_distance(distance, what)
+        # The formula with its min and max written as branches (same values; this runs once per hit).
+        elif distance >= max_l2_distance:
+            out.append(0.0)
+        elif distance <= 0.0:
+            out.append(1.0)
+        else:
+            out.append(1.0 - distance / max_l2_distance)
+    return out
+
+
+def _refuse_distance(distance: float, what: str) -> NoReturn:
+    if not math.isfinite(distance):
+        raise InvalidScoreError(f"{what} is {distance}; an L2 distance must be finite")
+    raise InvalidScoreError(
+        f"{what} is {distance}; an L2 distance cannot be negative "
+        f"(values down to -{NEGATIVE_DISTANCE_TOLERANCE:g} are float rounding and clamp to 0)"
+    )
+
+
+def check_max_l2(max_l2_distance: float) -> None:
+    """:class:`InvalidMaxL2DistanceError` unless ``max_l2_distance`` is a finite number above 0."""
     finite = isinstance(max_l2_distance, (int, float)) and math.isfinite(max_l2_distance)
     if not (finite and max_l2_distance > 0):
         raise InvalidMaxL2DistanceError(

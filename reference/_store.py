@@ -1,22 +1,32 @@
 """The reference knowledge store on Milvus: one collection, dense and BM25 fields, one search per query.
 
 The schema is described in :mod:`reference._schema`. Consistency level is ``Strong`` so a search
-right after an ingest sees it. pymilvus is imported lazily: the pure post-processing core of
-:mod:`reference` must not pay for (or require) the Milvus client.
+right after an ingest sees it. What the engine supports (nullable fields, BM25) is found out once, when
+the store creates or first opens its collection (:mod:`reference._engine`), and decides the schema and
+whether hybrid mode is available; replies are the same on every engine that can serve them.
+
+pymilvus is imported lazily: the pure post-processing core of :mod:`reference` must not pay for (or
+require) the Milvus client.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from ._embed import Embedder
+from ._engine import EngineFeatures, quiet_refusals, server_version
 from ._errors import (
     EmptyIngestError,
+    EngineFeatureError,
     IngestError,
     InvalidLimitError,
     MilvusUnavailableError,
@@ -26,6 +36,7 @@ from ._errors import (
 from ._ingest import Chunk, vector_batches
 from ._models import Candidate
 from ._schema import (
+    ABSENT,
     CATEGORY_FIELD,
     DENSE_FIELD,
     DOC_FIELD,
@@ -38,6 +49,7 @@ from ._schema import (
     build_schema,
     category_filter,
     check_fields,
+    collection_features,
 )
 from ._settings import Settings
 
@@ -48,6 +60,8 @@ __all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter", "reda
 
 SearchMode = Literal["dense", "hybrid"]
 IndexType = Literal["FLAT", "HNSW"]
+# Schema variants, richest first: (nullable fields, BM25). The first the engine takes and keeps wins.
+_VARIANTS = ((True, True), (False, True), (True, False), (False, False))
 
 
 class InvalidQueryError(StoreError):
@@ -86,6 +100,8 @@ class MilvusKnowledgeStore:
         self.index_type: IndexType = index_type
         self._owns_client = False
         self._ready = False
+        self._features: EngineFeatures | None = None
+        self._absent: str | None = None  # what an absent category/sourceType is stored as
         self._secret: str | None = None  # scrubbed from any engine message we pass on
 
     @classmethod
@@ -132,8 +148,19 @@ class MilvusKnowledgeStore:
 
     # -- collection -------------------------------------------------------------------------------
 
+    @property
+    def features(self) -> EngineFeatures | None:
+        """What the engine offers this store's collection; ``None`` until the collection is created or
+        opened (:meth:`ensure_collection`, or the first ingest, search or count)."""
+        return self._features
+
     def ensure_collection(self) -> None:
-        """Create the collection with its schema and indexes if missing; otherwise check and load it."""
+        """Create the collection with its schema and indexes if missing; otherwise check and load it.
+
+        Creating it is where the store finds out what the engine supports: the richest schema variant
+        the engine accepts and keeps (see :mod:`reference._engine`). An existing collection's schema
+        says what it was given.
+        """
         with self._engine("check the collection"):
             exists = self.client.has_collection(self.collection)
         if exists:
@@ -142,19 +169,68 @@ class MilvusKnowledgeStore:
                 self.client.load_collection(self.collection)
         else:
             self._create()
+        assert self._features is not None
+        self._absent = None if self._features.nullable else ABSENT
         self._ready = True
 
     def _create(self) -> None:
-        schema, index = build_schema(self.client, self.dim, self.index_type)
-        with self._engine("create the collection"):
-            self.client.create_collection(
-                self.collection, schema=schema, index_params=index, consistency_level="Strong"
-            )
+        version = server_version(self.client)
+        refused: dict[tuple[bool, bool], str] = {}
+        for nullable, bm25 in _VARIANTS:
+            reason = self._try_create(nullable=nullable, bm25=bm25)
+            if reason is None:
+                missing = {}
+                if not nullable:
+                    missing["nullable"] = refused[(True, bm25)]
+                if not bm25:
+                    missing["bm25"] = refused[(nullable, True)]
+                self._features = EngineFeatures(version, MappingProxyType(missing))
+                return
+            refused[(nullable, bm25)] = reason
+        raise StoreError(
+            f"Milvus could not create the collection (collection {self.collection!r}): "
+            f"{refused[(True, True)]}; without nullable fields or BM25 it refused too "
+            f"({refused[(False, False)]}); check that the engine is up and the name is free"
+        )
+
+    def _try_create(self, *, nullable: bool, bm25: bool) -> str | None:
+        """Create one schema variant; ``None`` on success, else why the engine refused or dropped it."""
+        schema, index = build_schema(self.client, self.dim, self.index_type, nullable=nullable, bm25=bm25)
+        try:
+            with quiet_refusals(), self._engine("create the collection"):
+                self.client.create_collection(self.collection, schema=schema, consistency_level="Strong")
+                kept = collection_features(self.client.describe_collection(self.collection))
+                if kept == (nullable, bm25):
+                    self.client.create_index(self.collection, index)
+                    self.client.load_collection(self.collection)
+                    return None
+        except StoreError as exc:
+            self._drop_leftover()
+            return _scrub(_describe(exc.__cause__ or exc), self._secret)
+        # Accepted but not kept: Milvus 2.3 takes a nullable field and quietly makes it required.
+        self._drop_leftover()
+        named = ("nullable fields", "a BM25 Function")
+        lost = [n for want, got, n in zip((nullable, bm25), kept, named, strict=True) if want and not got]
+        return f"the engine accepted a schema with {' and '.join(lost)} but did not keep it"
+
+    def _drop_leftover(self) -> None:
+        # The collection may exist though its index failed (Milvus 2.3 refuses a sparse index only
+        # then); it is ours, created a moment ago, and must not stay half-made.
+        with contextlib.suppress(Exception), quiet_refusals():
+            if self.client.has_collection(self.collection):
+                self.client.drop_collection(self.collection)
 
     def _check_existing(self) -> None:
         with self._engine("describe the collection"):
             info = self.client.describe_collection(self.collection)
         check_fields(info, self.collection, self.dim)
+        nullable, bm25 = collection_features(info)
+        missing = {}
+        if not nullable:
+            missing["nullable"] = f"collection {self.collection!r} was created without nullable fields"
+        if not bm25:
+            missing["bm25"] = f"collection {self.collection!r} was created without a BM25 Function"
+        self._features = EngineFeatures(server_version(self.client), MappingProxyType(missing))
 
     def _require_collection(self) -> None:
         # Searching must not create an empty collection as a side effect: say what is missing instead.
@@ -186,6 +262,7 @@ class MilvusKnowledgeStore:
             if self.client.has_collection(self.collection):
                 self.client.drop_collection(self.collection)
         self._ready = False
+        self._features = None  # a collection made again is made on what the engine offers then
 
     def close(self) -> None:
         """Close the client if :meth:`connect` created it; a client handed in belongs to the caller."""
@@ -225,7 +302,7 @@ class MilvusKnowledgeStore:
         for batch in vector_batches(chunks, dim=self.dim, size=batch_size, embedder=embedder):
             if not self._ready:
                 self.ensure_collection()  # only now: an empty input must not create a collection
-            rows = [self._row(chunk, vector) for chunk, vector in batch]
+            rows = [self._row(chunk, vector, self._absent) for chunk, vector in batch]
             with self._engine(f"upsert {len(rows)} chunks"):
                 self.client.upsert(self.collection, rows)
             total += len(rows)
@@ -236,15 +313,15 @@ class MilvusKnowledgeStore:
         return total
 
     @staticmethod
-    def _row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
+    def _row(chunk: Chunk, vector: Sequence[float], absent: str | None) -> dict[str, Any]:
         return {
             KEY_FIELD: chunk.evidence_key,
             DOC_FIELD: chunk.doc_id,
             INDEX_FIELD: chunk.chunk_index,
             TEXT_FIELD: chunk.text,
             DENSE_FIELD: [float(x) for x in vector],
-            CATEGORY_FIELD: chunk.category,
-            SOURCE_FIELD: chunk.source_type,
+            CATEGORY_FIELD: absent if chunk.category is None else chunk.category,
+            SOURCE_FIELD: absent if chunk.source_type is None else chunk.source_type,
         }
 
     # -- search -----------------------------------------------------------------------------------
@@ -273,6 +350,9 @@ class MilvusKnowledgeStore:
           the result is RRF over the dense list alone, still labelled ``hybrid``.
 
         ``category`` restricts hits to chunks whose category equals it exactly.
+
+        Hybrid mode on an engine without BM25 (Milvus 2.3) raises :class:`EngineFeatureError` naming
+        the missing feature, before asking the engine anything; dense mode works on every engine.
         """
         if mode not in ("dense", "hybrid"):
             raise InvalidQueryError(f"search mode is {mode!r}; use 'dense' or 'hybrid'")
@@ -280,6 +360,9 @@ class MilvusKnowledgeStore:
             raise InvalidLimitError("rag.retrieve-k", f"is {k!r}; search needs k of at least 1")
         vector = self._query_array(query_vector)
         self._require_collection()
+        if mode == "hybrid":
+            assert self._features is not None
+            self._features.require("bm25", "hybrid mode")
         expr = category_filter(category) if category is not None else ""
         if mode == "dense":
             return self._dense(vector, k, expr)
@@ -312,10 +395,9 @@ class MilvusKnowledgeStore:
                 output_fields=OUTPUT_FIELDS,
                 search_params=self._dense_params(k),
             )
-        return [
-            _candidate(hit, rank, label="dense", dense_distance=None)
-            for rank, hit in enumerate(result[0], start=1)
-        ]
+        hits = list(result[0])  # no vector asked for: reading the hits decodes scalars only
+        entities = [hit["entity"] for hit in hits]
+        return _candidates(entities, [hit["distance"] for hit in hits], "dense", None)
 
     def _hybrid(self, text: str, vector: np.ndarray, k: int, expr: str, rrf_k: int) -> list[Candidate]:
         from pymilvus import AnnSearchRequest, RRFRanker
@@ -335,7 +417,7 @@ class MilvusKnowledgeStore:
                     data=[text], anns_field=SPARSE_FIELD, param={"metric_type": "BM25"}, limit=k, expr=expr
                 )
             )
-        with self._engine("run the hybrid search"):
+        with self._engine("run the hybrid search", feature="hybrid_search"):
             result = self.client.hybrid_search(
                 self.collection,
                 requests,
@@ -343,27 +425,37 @@ class MilvusKnowledgeStore:
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
-        candidates = []
-        for rank, hit in enumerate(result[0], start=1):
-            stored = np.asarray(hit["entity"][DENSE_FIELD], dtype=np.float32)
-            diff = stored - vector
-            distance = float(np.sum(diff * diff, dtype=np.float32))
-            candidates.append(_candidate(hit, rank, label="hybrid", dense_distance=distance))
-        return candidates
+        entities, scores, stored = _hybrid_hits(result[0], self.dim)
+        # Squared L2 in float32 for every hit at once; bit for bit what a sum per hit gives.
+        diff = stored - vector
+        distances = cast(list[float], np.sum(diff * diff, axis=1, dtype=np.float32).tolist())
+        return _candidates(entities, scores, "hybrid", distances)
 
     # -- errors -----------------------------------------------------------------------------------
 
     @contextmanager
-    def _engine(self, what: str) -> Iterator[None]:
-        """Turn engine failures into :class:`StoreError` saying what the store was doing, and where."""
+    def _engine(self, what: str, *, feature: str | None = None) -> Iterator[None]:
+        """Turn engine failures into :class:`StoreError` saying what the store was doing, and where.
+
+        An engine that does not implement the call at all (gRPC ``UNIMPLEMENTED``) raises
+        :class:`EngineFeatureError` naming ``feature`` when one is given.
+        """
         try:
             yield
         except RetrievalQualityError:
             raise
         except Exception as exc:
+            import grpc
             from pymilvus.exceptions import MilvusException
 
-            if not isinstance(exc, MilvusException | ConnectionError | OSError):
+            if feature is not None and isinstance(exc, grpc.RpcError) and _unimplemented(exc):
+                raise EngineFeatureError(
+                    f"Milvus could not {what} (collection {self.collection!r}): the engine does not "
+                    f"implement {feature}; use search mode 'dense' here, or Milvus 2.5 or later",
+                    feature=feature,
+                    engine_version=self._features.version if self._features else None,
+                ) from exc
+            if not isinstance(exc, MilvusException | grpc.RpcError | ConnectionError | OSError):
                 raise  # a bug, not an engine failure: keep its type and traceback
             raise StoreError(
                 f"Milvus could not {what} (collection {self.collection!r}): "
@@ -372,21 +464,65 @@ class MilvusKnowledgeStore:
             ) from exc
 
 
-def _candidate(hit: Any, rank: int, *, label: str, dense_distance: float | None) -> Candidate:
-    entity = hit["entity"]
-    score = float(hit["distance"])
-    return Candidate(
-        doc_id=entity[DOC_FIELD],
-        chunk_index=int(entity[INDEX_FIELD]),
-        text=entity[TEXT_FIELD],
-        original_rank=rank,
-        score=score,
-        score_label=label,
-        raw_score=score,
-        dense_distance=dense_distance,
-        category=entity.get(CATEGORY_FIELD),
-        source_type=entity.get(SOURCE_FIELD),
-    )
+def _unimplemented(exc: Any) -> bool:
+    code = getattr(exc, "code", None)
+    return callable(code) and getattr(code(), "name", None) == "UNIMPLEMENTED"
+
+
+def _present(value: Any) -> Any:
+    """A stored category or sourceType as the reply shows it: :data:`ABSENT` is ``None``."""
+    return None if value == ABSENT else value
+
+
+def _hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float], np.ndarray]:
+    """One query's hybrid hits as (scalar fields per hit, fused scores, stored vectors as one array).
+
+    pymilvus leaves a result's vector fields undecoded until a hit is read, then turns each vector into
+    a Python list of floats: more client time than the rest of a lookup. Where the result is pymilvus's
+    lazy ``HybridHits``, the vectors come from the reply in one numpy conversion and the scalar fields
+    from the undecoded hits; any other result (another pymilvus) is read hit by hit, to the same values.
+    """
+    lazy = getattr(hits, "lazy_field_data", None)
+    raw_item = getattr(hits, "get_raw_item", None)
+    if lazy is not None and raw_item is not None and not getattr(hits, "has_materialized", True):
+        field = next((f for f in lazy if f.field_name == DENSE_FIELD), None)
+        if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
+            count, start = len(hits), int(hits.start)
+            flat = np.array(field.vectors.float_vector.data, dtype=np.float32)
+            stored = flat.reshape(-1, dim)[start : start + count]
+            entities = [raw_item(i)["entity"] for i in range(count)]
+            if len(stored) == count:
+                return entities, list(hits.distances), stored
+    read = list(hits)
+    stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
+    return [hit["entity"] for hit in read], [hit["distance"] for hit in read], stored.reshape(-1, dim)
+
+
+@functools.cache
+def _candidate_list() -> TypeAdapter[list[Candidate]]:
+    return TypeAdapter(list[Candidate])
+
+
+def _candidates(
+    entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
+) -> list[Candidate]:
+    """Candidates in engine order (``originalRank`` 1..n), validated as one list."""
+    rows = [
+        {
+            "docId": entity[DOC_FIELD],
+            "chunkIndex": int(entity[INDEX_FIELD]),
+            "text": entity[TEXT_FIELD],
+            "originalRank": rank,
+            "score": float(score),
+            "scoreLabel": label,
+            "rawScore": float(score),
+            "denseDistance": None if distances is None else distances[rank - 1],
+            "category": _present(entity.get(CATEGORY_FIELD)),
+            "sourceType": _present(entity.get(SOURCE_FIELD)),
+        }
+        for rank, (entity, score) in enumerate(zip(entities, scores, strict=True), start=1)
+    ]
+    return _candidate_list().validate_python(rows)
 
 
 def redact_uri(uri: str) -> str:

@@ -97,6 +97,7 @@ class Engine:
         timeout: float = 10.0,
         pid: int | None = None,
         startup_seconds: float = 0.0,
+        fixed_version: bool = False,
     ) -> None:
         self.backend = backend
         self.endpoint = endpoint
@@ -104,6 +105,7 @@ class Engine:
         self.pid = pid  # the server process this engine started, if any (lite)
         self.startup_seconds = startup_seconds  # from start_engine() to the first successful call
         self._version = version
+        self._fixed_version = fixed_version  # the engine has no GetVersion: keep the one given
         self._client = client
         self._stop = stop
         self._disposable = disposable
@@ -161,7 +163,7 @@ class Engine:
 
     def server_version(self) -> str:
         """The server's version string, e.g. ``milvus_lite-3.2.2`` or ``v2.5.16``."""
-        if not self._closed:
+        if not self._closed and not self._fixed_version:
             self._version = str(self.client().get_server_version())
         return self._version
 

@@ -7,7 +7,6 @@ and hands the same corpus once to the implementation's ``prepare``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,12 +16,10 @@ from .._calls import ask
 from .._corpus import ScenarioCorpus, build_corpus
 from .._oracle import MilvusOracle
 from .._protocol import Implementation, ImplementationInfo
-from .._report import NOT_APPLICABLE_PREFIX
 
 __all__ = ["rqs_corpus", "rqs_oracle"]
 
 ORACLE_SUFFIX = "kit_oracle"
-_VERSION = re.compile(r"(\d+)\.(\d+)")
 
 
 @pytest.fixture(scope="session")
@@ -33,20 +30,14 @@ def rqs_scenario_corpus() -> ScenarioCorpus:
 
 @pytest.fixture(scope="session")
 def rqs_oracle(rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus) -> Iterator[MilvusOracle]:
-    """The kit's own oracle: the corpus in the kit's collection, answered from first principles."""
-    try:
-        oracle = MilvusOracle.ingest(
-            rqs_engine.client(), rqs_engine.collection_name(ORACLE_SUFFIX), rqs_scenario_corpus
-        )
-    except Exception as exc:
-        version = rqs_engine.server_version()
-        if not _has_bm25(version):
-            # Not the implementation's fault: this engine cannot hold a BM25 Function collection at all.
-            pytest.skip(
-                f"{NOT_APPLICABLE_PREFIX}engine {version} predates BM25 Functions and hybrid search "
-                f"(Milvus 2.5); the kit cannot build its oracle there ({type(exc).__name__}: {exc})"
-            )
-        raise
+    """The kit's own oracle: the corpus in the kit's collection, answered from first principles.
+
+    It builds on every engine; on one without BM25 it says so (``lacks``), and hybrid-mode questions
+    are then NOT APPLICABLE while dense-mode ones run.
+    """
+    oracle = MilvusOracle.ingest(
+        rqs_engine.client(), rqs_engine.collection_name(ORACLE_SUFFIX), rqs_scenario_corpus
+    )
     try:
         yield oracle
     finally:
@@ -74,11 +65,3 @@ def rqs_corpus(
         )
     ask(rqs_implementation, "prepare", rqs_adapter_endpoint, rqs_scenario_corpus.corpus)
     return rqs_scenario_corpus
-
-
-def _has_bm25(version: str) -> bool:
-    """Milvus servers before 2.5 have no BM25 Function; every Milvus Lite release the kit runs has one."""
-    if "lite" in version.lower() and not version.lower().startswith("v"):
-        return True
-    match = _VERSION.search(version)
-    return match is None or (int(match[1]), int(match[2])) >= (2, 5)

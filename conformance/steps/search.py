@@ -17,7 +17,7 @@ from .._judge import Judge
 from .._model import check_dense_only
 from .._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
 from .._protocol import Hit, SearchReply, SearchRequest
-from .._proxy import RecordedCall
+from ..engines._proxy import RecordedCall
 from .labels import kit_canonical
 
 __all__ = ["Mode", "Searched", "assert_follows_ranking", "parse_mode", "run_search", "show_key"]

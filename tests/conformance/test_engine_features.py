@@ -1,5 +1,5 @@
 """The engine-behaviour features on this venv's Milvus Lite 3.x: all pass, and Lite 3.x's known
-divergences show as expected failures with their reasons (conformance/expectations/)."""
+divergences show as expected failures with their reasons (conformance/engines/expectations/)."""
 
 from __future__ import annotations
 
@@ -43,5 +43,5 @@ def test_the_feature_passes_on_lite_3_with_its_divergences_as_xfails(report: dic
     for scenario in report["scenarios"]:
         if scenario["id"] in LITE3_XFAILS:
             assert LITE3_XFAILS[scenario["id"]] in scenario["message"]
-            assert "conformance/expectations/milvus-lite-3.toml" in scenario["message"]
+            assert "conformance/engines/expectations/milvus-lite-3.toml" in scenario["message"]
     assert report["verdict"] == "CONFORMS"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance._cli import main
-from conformance._engines_matrix import expand_engines, format_matrix, label, run_matrix
+from conformance.engines._matrix import expand_engines, format_matrix, label, run_matrix
 
 
 def test_local_expands_to_the_three_engines_here() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance._expectations import ExpectationError, load_expectations, shipped_files
+from conformance.engines._expectations import ExpectationError, load_expectations, shipped_files
 
 pytest_plugins = ["pytester"]
 
@@ -162,7 +162,7 @@ def test_the_kit_ships_lite_3_divergences_with_reasons() -> None:
     lite3 = {e.scenario: e for e in shipped if e.engine == "milvus_lite-3."}
     assert set(lite3) >= {"engine-bm25-scores-non-negative", "engine-rrf-k-outside-range-rejected"}
     assert "negated" in lite3["engine-bm25-scores-non-negative"].reason
-    assert all(e.source.startswith("conformance/expectations/") for e in shipped)
+    assert all(e.source.startswith("conformance/engines/expectations/") for e in shipped)
     assert lite3["engine-bm25-scores-non-negative"].applies(
         engine_version="milvus_lite-3.2.2", adapter_name=None
     )

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from conformance._proxy import RecordedCall, RecordingProxy, SearchTarget, non_dense_searches
 from conformance.engines import Engine, start_engine
+from conformance.engines._proxy import RecordedCall, RecordingProxy, SearchTarget, non_dense_searches
 
 pytest_plugins = ["pytester"]
 

@@ -25,7 +25,13 @@ from reference import (
     VectorDimensionError,
 )
 from reference._ingest import Chunk
-from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter, redact_uri
+from reference._store import (
+    InvalidQueryError,
+    MilvusKnowledgeStore,
+    _hybrid_hits,
+    category_filter,
+    redact_uri,
+)
 
 DIM = 8
 K = 5
@@ -222,6 +228,30 @@ def test_hybrid_uses_the_given_rrf_k(store: MilvusKnowledgeStore, client: Milvus
     expected = _rrf_oracle(client, CORPUS, k=K, rrf_k=2)[:K]
     assert [h.evidence_key for h in hits] == [key for key, _ in expected]
     np.testing.assert_allclose([h.score for h in hits], [s for _, s in expected], rtol=1e-6)
+
+
+def test_hybrid_vectors_read_from_the_reply_equal_the_decoded_hits(
+    store: MilvusKnowledgeStore, client: MilvusClient
+) -> None:
+    from pymilvus import AnnSearchRequest, RRFRanker
+
+    requests = [
+        AnnSearchRequest([list(QUERY_VECTOR)], "dense", {"metric_type": "L2"}, limit=K),
+        AnnSearchRequest([QUERY_TEXT], "sparse", {"metric_type": "BM25"}, limit=K),
+    ]
+    fields = ["doc_id", "chunk_index", "text", "category", "source_type", "dense"]
+    hits = client.hybrid_search("shared", requests, RRFRanker(60), limit=K, output_fields=fields)[0]
+    entities, scores, vectors = _hybrid_hits(hits, DIM)
+    assert not hits.has_materialized  # the fast path: no hit was decoded
+    entities = [dict(e) for e in entities]  # decoding below adds the vector to these very dicts
+    decoded = list(hits)  # what reading hit by hit gives
+    assert entities == [{k: v for k, v in h["entity"].items() if k != "dense"} for h in decoded]
+    assert scores == [h["distance"] for h in decoded]
+    assert vectors.dtype == np.float32
+    assert vectors.tolist() == [list(np.asarray(h["entity"]["dense"], np.float32)) for h in decoded]
+    slow = _hybrid_hits(decoded, DIM)
+    assert slow[1] == scores
+    assert np.array_equal(slow[2], vectors)
 
 
 @pytest.mark.parametrize("blank", ["", "   \n"])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ._protocol import MilvusEndpoint
+    from .._protocol import MilvusEndpoint
     from ._proxy import RecordingProxy
 
 __all__ = ["rqs_adapter_endpoint", "rqs_recorder"]

@@ -2,7 +2,7 @@
 
 - ``lite-2.5.1``: Milvus Lite 2.5.1, the C++ core (segcore/knowhere). Its package carries a server
   binary that serves gRPC on a TCP address; the kit runs it behind a forwarder that answers the one
-  call it lacks (``GetVersion``), see :mod:`conformance._engine_child`.
+  call it lacks (``GetVersion``), see :mod:`conformance.engines._local_child`.
 - ``milvus-2.3.5``: the PyPI package ``milvus`` 2.3.5, the real Go server (standalone, embedded etcd),
   old: no hybrid search, no BM25.
 
@@ -27,13 +27,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .engines import EngineUnavailableError
+from .._protocol import MilvusEndpoint
+from ._base import Engine, EngineUnavailableError, make_prefix
 
-__all__ = ["CACHE_ENV", "LOCAL_ENGINES", "LocalEngineSpec", "LocalServer", "cache_root", "ensure_venv"]
+__all__ = [
+    "CACHE_ENV",
+    "LOCAL_ENGINES",
+    "LocalEngineSpec",
+    "LocalServer",
+    "cache_root",
+    "ensure_venv",
+    "start_local_engine",
+]
 
 CACHE_ENV = "RQS_ENGINE_CACHE"
 HOST = "127.0.0.1"
-_CHILD = Path(__file__).with_name("_engine_child.py")
+_CHILD = Path(__file__).with_name("_local_child.py")
 _LOG_TAIL = 15
 # Every component of the 2.3.5 server advertises this address to the others (the default is the first
 # non-loopback address). Its gRPC ports still bind every interface: 2.3.5 has no listen-address setting.
@@ -49,6 +58,7 @@ class LocalEngineSpec:
     requirements: tuple[str, ...]
     startup_seconds: float
     about: str
+    fixed_ports: tuple[int, ...] = ()  # ports the engine always binds: one instance per machine
 
 
 LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
@@ -63,6 +73,8 @@ LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
         ("milvus==2.3.5",),
         240.0,  # the first start of a data dir unpacks the server binaries
         "Milvus 2.3.5 standalone, the Go server (no hybrid search, no BM25)",
+        # Its embedded etcd's peer port; milvus-server finds free ports for everything else.
+        fixed_ports=(2380,),
     ),
 }
 
@@ -110,10 +122,26 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
 class LocalServer:
     """One engine server process group on ``127.0.0.1:<port>``, its log and its temporary data dir."""
 
-    def __init__(self, spec: LocalEngineSpec, venv: Path) -> None:
+    def __init__(self, spec: LocalEngineSpec, venv: Path, *, direct: bool = False) -> None:
+        for port in spec.fixed_ports:
+            if not _bindable(port):
+                raise EngineUnavailableError(
+                    f"{spec.about} always binds port {port}, and something on this machine holds it "
+                    "(another Milvus 2.3 server, e.g. another run of `rag-conformance engines`); "
+                    "only one can run at a time: wait for it, or stop it"
+                )
         self.spec = spec
         self.port = _free_port()
         self.uri = f"http://{HOST}:{self.port}"
@@ -122,6 +150,7 @@ class LocalServer:
         python = str(venv / "bin/python")
         if spec.name == "lite-2.5.1":
             mode = ["lite25", "--port", str(self.port), "--data-dir", str(self.work_dir / "data")]
+            mode += ["--direct"] if direct else []
         else:
             server = [str(venv / "bin/milvus-server"), "--data", str(self.work_dir / "data")]
             mode = ["exec", "--", *server, "--proxy-port", str(self.port), *_LOOPBACK_235]
@@ -135,9 +164,14 @@ class LocalServer:
             cwd=str(self.work_dir),
         )
         self.version = ""
+        self.direct = direct and spec.name == "lite-2.5.1"
 
     def wait_ready(self) -> str:
-        """Block until the server answers ``GetVersion``; return that version."""
+        """Block until the server answers ``GetVersion``; return that version.
+
+        A ``direct`` Lite 2.5.1 has no ``GetVersion``: it is ready when it lists its collections, and
+        its version is the installed package's, ``milvus_lite-2.5.1``.
+        """
         from pymilvus import MilvusClient  # lazy: importing the kit stays cheap
 
         deadline = time.monotonic() + self.spec.startup_seconds
@@ -153,7 +187,11 @@ class LocalServer:
                     pass
                 client = MilvusClient(uri=self.uri, timeout=5.0)
                 try:
-                    self.version = str(client.get_server_version(timeout=5.0))
+                    if self.direct:
+                        client.list_collections(timeout=5.0)
+                        self.version = "milvus_lite-" + self.spec.name.removeprefix("lite-")
+                    else:
+                        self.version = str(client.get_server_version(timeout=5.0))
                 finally:
                     client.close()
                 return self.version
@@ -188,3 +226,35 @@ class LocalServer:
                 self.proc.stdin.close()
         self._log.close()
         shutil.rmtree(self.work_dir, ignore_errors=True)
+
+
+def start_local_engine(
+    name: str, *, prefix: str | None = None, direct: bool = False, output: IO[str] | None = None
+) -> Engine:
+    """Install (once) and start local engine ``name`` as an :class:`Engine` the kit can use.
+
+    ``direct`` (Lite 2.5.1 only) connects to the binary itself, without the forwarder that answers
+    ``GetVersion``: for measurements, where the forwarder's hop would count as the engine's time.
+    Closing the engine stops the server and removes its data.
+    """
+    spec = LOCAL_ENGINES.get(name)
+    if spec is None:
+        raise EngineUnavailableError(f"no local engine {name!r}; known: {', '.join(LOCAL_ENGINES)}")
+    started = time.monotonic()
+    server = LocalServer(spec, ensure_venv(spec, output=output), direct=direct)
+    try:
+        version = server.wait_ready()
+        endpoint = MilvusEndpoint(uri=server.uri, collection_prefix=prefix or make_prefix())
+        return Engine(
+            backend=name,
+            endpoint=endpoint,
+            version=version,
+            stop=server.stop,
+            disposable=True,
+            pid=server.proc.pid,
+            startup_seconds=time.monotonic() - started,
+            fixed_version=server.direct,
+        )
+    except BaseException:
+        server.stop()
+        raise

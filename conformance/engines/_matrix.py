@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ._errors import ConformanceError
-from ._local_engines import LOCAL_ENGINES, LocalServer, ensure_venv
-from ._report import Report
-from .engines import parse_backend, start_engine
-from .engines._redact import redact_uri
+from .._errors import ConformanceError
+from .._report import Report
+from ._local import LOCAL_ENGINES, LocalServer, ensure_venv
+from ._redact import redact_uri
+from ._spec import parse_backend
+from ._start import start_engine
 
 __all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_matrix", "label", "run_matrix"]
 
@@ -129,7 +130,7 @@ def _run_suite(column: EngineColumn, directory: Path, adapter: str) -> None:
     report_path = directory / "report.json"
     report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
     log_path = directory / "run.log"
-    command = [sys.executable, "-m", "conformance._engines_matrix", "--adapter", adapter]
+    command = [sys.executable, "-m", "conformance.engines._matrix", "--adapter", adapter]
     command += ["--milvus", str(column.milvus), "--report", str(directory)]
     with log_path.open("wb") as log:
         try:
@@ -210,9 +211,9 @@ def _child(argv: Sequence[str] | None = None) -> int:
     """One engine's run, in its own process: every scenario, engine checks included."""
     import argparse
 
-    from ._runner import run_conformance
+    from .._runner import run_conformance
 
-    parser = argparse.ArgumentParser(prog="python -m conformance._engines_matrix")
+    parser = argparse.ArgumentParser(prog="python -m conformance.engines._matrix")
     parser.add_argument("--adapter", required=True)
     parser.add_argument("--milvus", required=True)
     parser.add_argument("--report", required=True)

@@ -1,7 +1,7 @@
 """Child process that runs one cached local engine for ``rag-conformance engines``, run by path.
 
-``python -P _engine_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
-``python -P _engine_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
+``python -P _local_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
+``python -P _local_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
 on a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC forwarder in front of it. Lite
 2.5.1 does not implement ``GetVersion`` (UNIMPLEMENTED), which every Milvus client of the kit calls
 first; the forwarder answers it with ``milvus_lite-<installed package version>`` and passes every other
@@ -15,6 +15,7 @@ parent dies for any reason, the read hits EOF and the engine is stopped, so no s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -61,12 +62,27 @@ def _wait(proc: subprocess.Popen[bytes]) -> int:
 
 
 def run_exec(command: list[str]) -> int:
-    """Run ``command`` until it exits or the parent goes away; then stop it."""
+    """Run ``command`` until it exits or the parent goes away; then stop it and everything it started."""
     proc = subprocess.Popen(command)
     try:
         return _wait(proc)
     finally:
-        _terminate(proc, grace=15.0)  # the Go server flushes and stops its coordinators on SIGTERM
+        _stop_group(proc, grace=15.0)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
+    # milvus-server (Python) starts the Go binary as its own child and does not stop it when told to
+    # stop: a parent that died left the Go server running. This process leads its own group (the
+    # parent starts it in a new session), so the group is exactly the engine: stop all of it.
+    group = os.getpgrp()
+    if group != os.getpid():  # run by hand, not as a group leader: stop only what we started
+        _terminate(proc, grace)
+        return
+    os.killpg(group, signal.SIGTERM)  # our own handler only sets _stop; the Go server flushes, stops
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(grace)
+    time.sleep(1.0)  # the Go server's coordinators stop in parallel with milvus-server
+    os.killpg(group, signal.SIGKILL)  # whatever is left, this process included: nothing outlives it
 
 
 def _version_reply() -> bytes:
@@ -86,20 +102,29 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def run_lite25(port: int, data_dir: Path) -> int:
-    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder."""
+def run_lite25(port: int, data_dir: Path, *, direct: bool = False) -> int:
+    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
+
+    ``direct``: the binary itself listens on ``port`` (no forwarder, no ``GetVersion``), for
+    measurements where a forwarder's hop would be counted as the engine's time.
+    """
     from concurrent import futures
 
     import grpc
     import milvus_lite
 
     lib = Path(milvus_lite.__file__).resolve().parent / "lib"
-    inner = _free_port()
+    inner = port if direct else _free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
     # In address mode the binary serves TCP and needs no lock file (that is the UDS mode's stop signal).
     command = [str(lib / "milvus"), str(data_dir / "lite.db"), f"{HOST}:{inner}", "ERROR"]
     proc = subprocess.Popen(command, env=env, cwd=str(data_dir))
+    if direct:
+        try:
+            return _wait(proc)
+        finally:
+            _terminate(proc, grace=5.0)
     channel = grpc.insecure_channel(f"{HOST}:{inner}", options=_MESSAGE_OPTIONS)
     reply = _version_reply()
 
@@ -135,13 +160,14 @@ def run_lite25(port: int, data_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the mode, start the parent watchdog, run the engine until told to stop."""
-    parser = argparse.ArgumentParser(prog="_engine_child.py")
+    parser = argparse.ArgumentParser(prog="_local_child.py")
     sub = parser.add_subparsers(dest="mode", required=True)
     exec_ = sub.add_parser("exec")
     exec_.add_argument("command", nargs=argparse.REMAINDER)
     lite = sub.add_parser("lite25")
     lite.add_argument("--port", type=int, required=True)
     lite.add_argument("--data-dir", type=Path, required=True)
+    lite.add_argument("--direct", action="store_true", help="no forwarder (and so no GetVersion)")
     args = parser.parse_args(argv)
     # SIGTERM from the parent: leave the wait loop and stop the engine through the finally blocks.
     signal.signal(signal.SIGTERM, lambda _signum, _frame: _stop.set())
@@ -149,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "exec":
         command = args.command[1:] if args.command[:1] == ["--"] else args.command
         return run_exec(command)
-    return run_lite25(args.port, args.data_dir)
+    return run_lite25(args.port, args.data_dir, direct=args.direct)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 An expectation names a scenario id, a reason, and whom it concerns: ``engine`` (a prefix of the
 engine's server version, e.g. ``milvus_lite-3.``) and/or ``adapter`` (an implementation's name). The
-kit ships the engines' in ``conformance/expectations/*.toml``; ``--rqs-expectations FILE`` adds an
+kit ships the engines' in ``conformance/engines/expectations/*.toml``; ``--rqs-expectations FILE`` adds an
 implementation's own. Where one applies, the scenario runs as a strict expected failure: while the
 divergence lasts it is XFAILED with the reason, and the day it passes the run fails with "stale
 expectation: remove it", so a fix is noticed instead of hidden.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ._errors import ConformanceError
+from .._errors import ConformanceError
 
 __all__ = [
     "SHIPPED_DIR",
@@ -104,7 +104,8 @@ def _entry(path: Path, number: int, entry: object) -> Expectation:
         )
     # Shipped files are named as in the source tree, so report messages do not depend on the install.
     shipped = path.resolve().parent == SHIPPED_DIR
-    return Expectation(source=f"conformance/expectations/{path.name}" if shipped else str(path), **values)
+    source = f"conformance/engines/expectations/{path.name}" if shipped else str(path)
+    return Expectation(source=source, **values)
 
 
 # -- pytest wiring (this module is registered by the plugin) ---------------------------------------
