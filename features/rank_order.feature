@@ -92,12 +92,22 @@ Feature: Post-process SHALL preserve retrieval rank order
     And the accepted blocks SHALL keep originalRank order
 
   @id:a-chunk-retrieved-twice-is-accepted-once @derived @needs:post_process
-  Scenario: A chunk retrieved twice is accepted once
-    Given these hybrid candidates:
+  Scenario Outline: A chunk retrieved twice is accepted once
+    Given rag.max-chunks-per-document is <cap> and rag.return-n is <return n>
+    And these hybrid candidates:
       | docId | chunkIndex | originalRank | score     | text                                     |
       | A     | 0          | 1            | 0.0327869 | The warranty covers parts for two years. |
       | B     | 0          | 2            | 0.0322581 | Returns are accepted within thirty days. |
       | A     | 0          | 3            | 0.0317460 | The warranty covers parts for two years. |
+      | A     | 1          | 4            | 0.0312500 | Spare parts are shipped within a week.   |
+      | C     | 0          | 5            | 0.0307692 | Shipping times vary by region.           |
+      | C     | 0          | 6            | 0.0303030 | Shipping times vary by region.           |
     When post-process runs
     Then no chunk SHALL be accepted twice
     And the accepted blocks SHALL keep originalRank order
+
+    Examples: a second copy counts toward neither the cap nor return-n, and is dropped as a duplicate
+      | cap | return n |
+      | 2   | 5        |
+      | 2   | 3        |
+      | 1   | 5        |
