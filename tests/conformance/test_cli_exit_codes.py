@@ -119,7 +119,7 @@ def test_a_broken_miniature_is_exit_1_one_line_per_failed_scenario_and_no_traceb
     done, _ = rag_conformance(*args, *selection, cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    failed = [line for line in lines if line.startswith("FAILED legacy-aliases-canonicalize-label-api:")]
+    failed = [line for line in lines if line.startswith("FAILED legacy-aliases-canonicalize-label-api ")]
     assert len(failed) == 1, done.stdout
     assert "Traceback" not in done.stdout  # quiet: no traceback
     assert "FAILURES" not in done.stdout
