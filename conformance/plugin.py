@@ -8,6 +8,7 @@ either fails, the run stops with one usage error and a NOT JUDGED report (see :m
 from __future__ import annotations
 
 import importlib
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +40,7 @@ CHECKS = ("implementation", "engine", "all")
 # checked whole by the model, so the deterministic scenarios catch every miniature; properties add
 # random inputs on top.
 PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 25}
+PROFILE_ENV = "RQS_PROFILE"  # a default for every run of a CI job, e.g. the kit's own tests
 FIXTURE_MODULES = ("conformance.engines._recording_fixture", "conformance.engines._expectations")
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
@@ -95,10 +97,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPT_PROFILE,
         choices=sorted(PROPERTY_PROFILES),
-        default="ci",
+        default=os.environ.get(PROFILE_ENV) or "ci",
         help="examples per property scenario: "
         + ", ".join(f"{name} {count}" for name, count in PROPERTY_PROFILES.items())
-        + " (default: ci)",
+        + f" (default: ${PROFILE_ENV} if set, else ci)",
     )
     group.addoption(
         OPT_ADAPTER_CMD,
@@ -139,6 +141,11 @@ def pytest_load_initial_conftests(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption(OPT_PROFILE) not in PROPERTY_PROFILES:  # a bad $RQS_PROFILE passes argparse
+        raise pytest.UsageError(
+            f"{PROFILE_ENV}={os.environ.get(PROFILE_ENV)!r} is not a property profile; use one of "
+            f"{', '.join(sorted(PROPERTY_PROFILES))}"
+        )
     for name, doc in (*TAG_MARKERS.values(), *FLAG_MARKERS.values()):
         config.addinivalue_line("markers", f"{name}: {doc}")
     for module in (*STEP_MODULES, *FIXTURE_MODULES):

@@ -124,7 +124,11 @@ def test_the_readme_quick_start_is_two_commands_that_work_in_a_fresh_copy(tmp_pa
     path = [str(Path(sys._base_executable).parent)] + [
         p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here
     ]
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTEST_ADDOPTS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTEST_ADDOPTS", "RQS_PROFILE")
+    }
     env["PATH"] = os.pathsep.join(path)
     first = subprocess.run(
         ["bash", "-c", commands[0]], cwd=checkout, env=env, capture_output=True, text=True, timeout=1800
