@@ -75,6 +75,9 @@ class Summary(_Model):
     xfailed: int = 0
     skipped: int = 0
     total: int = 0
+    # In a requirement's row: its scenarios that failed on another requirement's rule before reaching
+    # their own checks. They neither pass nor fail this requirement.
+    blocked: int = 0
 
 
 class RequirementRow(_Model):
@@ -157,11 +160,13 @@ def _summary(results: Iterable[ScenarioResult]) -> Summary:
     return Summary(**counts, total=sum(counts.values()))
 
 
-def _verdict(summary: Summary) -> Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE"]:
+def _verdict(summary: Summary) -> Verdict:
     if summary.failed or summary.errored:
         return "DOES NOT CONFORM"
     if summary.passed or summary.xfailed:
         return "CONFORMS"
+    if summary.blocked:
+        return "NOT JUDGED"  # every scenario of it stopped at another requirement's violation
     return "NOT APPLICABLE"
 
 
@@ -182,8 +187,11 @@ def build_report(
     for requirement_id, group in groups.items():
         # A failure counts under the requirement whose rule broke, wherever the scenario lives.
         failed = sum(requirement_id in broken_requirements(r) for r in scenarios)
-        summary = _summary(r for r in group if r.status != "failed").model_copy(update={"failed": failed})
-        summary = summary.model_copy(update={"total": summary.total + failed})
+        blocked = sum(r.status == "failed" and requirement_id not in broken_requirements(r) for r in group)
+        summary = _summary(r for r in group if r.status != "failed")
+        summary = summary.model_copy(
+            update={"failed": failed, "blocked": blocked, "total": summary.total + failed}
+        )
         rows.append(
             RequirementRow(
                 requirement=group[0].requirement,
@@ -230,7 +238,11 @@ def format_table(report: Report) -> str:
         counts = (summary.passed, summary.failed, summary.errored, summary.not_applicable)
         return (name, *map(str, counts), verdict)
 
-    rows = [cells(row.requirement, row.summary, row.verdict) for row in report.requirements]
+    def verdict(row: RequirementRow) -> str:
+        blocked = row.summary.blocked
+        return row.verdict + (f" ({blocked} stopped by another requirement)" if blocked else "")
+
+    rows = [cells(row.requirement, row.summary, verdict(row)) for row in report.requirements]
     total = cells("TOTAL", report.summary, report.verdict)
     widths = [max(len(r[i]) for r in (header, *rows, total)) for i in range(len(header))]
     rule = "  ".join("-" * w for w in widths)

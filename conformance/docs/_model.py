@@ -215,6 +215,7 @@ def counts_text(summary: Summary) -> str:
         ("xfail", summary.xfailed),
         ("n/a", summary.not_applicable),
         ("skipped", summary.skipped),
+        ("stopped by another requirement", summary.blocked),
     ):
         if n:
             parts.append(f"{n} {name}")

@@ -75,14 +75,20 @@ class Library:
         return self.folder / "adapter.py"
 
     def explanations(self) -> dict[str, dict[str, str]]:
-        """Scenario id -> ``behaviour``, ``quote``, ``source``."""
+        """``rules.<rule id>`` and ``failures.<scenario id>`` -> ``behaviour``, ``quote``, ``source``.
+
+        The kit names the rules each failure breaks; a rule explained once explains every failure
+        that breaks it, and a scenario entry explains a failure that names no rule.
+        """
         data = tomllib.loads((self.folder / "explanations.toml").read_text())
-        failures = data.get("failures", {})
-        for scenario, entry in failures.items():
-            missing = [f for f in ("behaviour", "quote", "source") if not entry.get(f)]
-            if missing:
-                raise PeersError(f"{self.key}/explanations.toml: [failures.{scenario}] lacks {missing}")
-        return failures
+        found: dict[str, dict[str, str]] = {}
+        for table in ("rules", "failures"):
+            for name, entry in data.get(table, {}).items():
+                missing = [f for f in ("behaviour", "quote", "source") if not entry.get(f)]
+                if missing:
+                    raise PeersError(f"{self.key}/explanations.toml: [{table}.{name}] lacks {missing}")
+                found[f"{table}.{name}"] = entry
+        return found
 
     def served_by(self) -> dict[str, str]:
         """Concern -> which library API or which glue function serves it."""
@@ -219,19 +225,28 @@ def statuses(report: Mapping[str, Any]) -> dict[str, str]:
     return {s["id"]: s["status"] for s in report["scenarios"]}
 
 
+def needed_explanations(scenario: Mapping[str, Any]) -> list[str]:
+    """The explanation keys a failed scenario needs: one per rule it breaks, or its own id."""
+    return [f"rules.{rule}" for rule in scenario.get("rules") or ()] or [f"failures.{scenario['id']}"]
+
+
 def explanation_problems(library: Library, report: Mapping[str, Any]) -> list[str]:
-    """Failures without an explanation, and explanations whose failure is gone."""
+    """Failures without an explanation, and explanations no failure uses any more."""
     explained = library.explanations()
-    failing = {i for i, status in statuses(report).items() if status in FAILING}
-    problems = [
-        f"{library.key}: {scenario} {statuses(report)[scenario]} without an explanation in "
-        f"examples/peers/{library.key}/explanations.toml"
-        for scenario in sorted(failing - explained.keys())
-    ]
+    where = f"examples/peers/{library.key}/explanations.toml"
+    problems, used = [], set()
+    for scenario in report["scenarios"]:
+        if scenario["status"] not in FAILING:
+            continue
+        for key in needed_explanations(scenario):
+            used.add(key)
+            if key not in explained:
+                problems.append(
+                    f"{library.key}: {scenario['id']} {scenario['status']} without [{key}] in {where}"
+                )
     problems += [
-        f"{library.key}: {scenario} no longer fails: remove its explanation from "
-        f"examples/peers/{library.key}/explanations.toml"
-        for scenario in sorted(explained.keys() - failing)
+        f"{library.key}: no failure uses [{key}] any more: remove it from {where}"
+        for key in sorted(explained.keys() - used)
     ]
     return problems
 
@@ -308,16 +323,30 @@ def render(reports: Mapping[str, Mapping[str, Any]]) -> str:
             lines += ["No scenario fails.", ""]
             continue
         for scenario in failing:
-            entry = explained.get(scenario["id"])
+            keys = needed_explanations(scenario)
+            rules = ", ".join(scenario.get("rules") or ()) or "the scenario's own check"
+            lines.append(
+                f"- `{scenario['id']}` (breaks {rules}): " + " ".join(_because(explained, k) for k in keys)
+            )
+        used = sorted({k for s in failing for k in needed_explanations(s)})
+        lines += ["", "The library behaviours behind those failures:", ""]
+        for key in used:
+            entry = explained.get(key)
             if entry is None:
-                lines.append(f"- `{scenario['id']}`: **not explained yet**")
+                lines.append(f"- `{key}`: **not explained yet**")
                 continue
             lines.append(
-                f"- `{scenario['id']}`: {entry['behaviour']} Quoted from `{entry['source']}`: "
-                f'"{entry["quote"]}"'
+                f'- `{key}`: {entry["behaviour"]} Quoted from `{entry["source"]}`: "{entry["quote"]}"'
             )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _because(explained: Mapping[str, Mapping[str, str]], key: str) -> str:
+    entry = explained.get(key)
+    if entry is None:
+        return f"**{key} not explained yet**"
+    return f"{entry['behaviour'].split(': ')[0].rstrip('.')} (`{key}`)."
 
 
 def parse_matrix(markdown: str) -> dict[str, dict[str, str]]:
