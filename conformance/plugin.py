@@ -19,6 +19,7 @@ import pytest
 from ._preflight import RunResources
 from ._recorder import Recorder
 from ._report import NOT_APPLICABLE_PREFIX
+from ._step_lookup import install as install_step_lookup_cache
 from .steps import STEP_MODULES
 
 GROUP = "rag-conformance"
@@ -36,10 +37,10 @@ OPT_EXPECTATIONS = "--rqs-expectations"
 
 CHECKS = ("implementation", "engine", "all")
 # Hypothesis examples per property scenario, by --rqs-profile. "selftest" runs every miniature of the
-# mutation matrix: 25 examples without shrinking. The matrix needs verdicts only, and every reply is also
+# mutation matrix: 10 examples without shrinking. The matrix needs verdicts only, and every reply is also
 # checked whole by the model, so the deterministic scenarios catch every miniature; properties add
 # random inputs on top.
-PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 25}
+PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 10}
 PROFILE_ENV = "RQS_PROFILE"  # a default for every run of a CI job, e.g. the kit's own tests
 FIXTURE_MODULES = ("conformance.engines._recording_fixture", "conformance.engines._expectations")
 SUITE_DIR = Path(__file__).resolve().parent / "_suite"
@@ -148,6 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     for name, doc in (*TAG_MARKERS.values(), *FLAG_MARKERS.values()):
         config.addinivalue_line("markers", f"{name}: {doc}")
+    install_step_lookup_cache()
     for module in (*STEP_MODULES, *FIXTURE_MODULES):
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)

@@ -2,6 +2,7 @@
 profile of the kit runs the tests start."""
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
 
@@ -18,5 +19,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # Every kit run these tests start (in process or as a subprocess) uses the selftest property profile:
 # the tests judge the kit's behaviour, not a property's power, and the mutation matrix runs each of its
-# ~100 miniatures with it. The README quick-start test takes it out again: a newcomer runs the default.
+# ~100 miniatures with it.
 os.environ.setdefault("RQS_PROFILE", "selftest")
+
+# The tests start about a hundred Python processes (kit runs, stdio programs, engines). With
+# PYTHONDONTWRITEBYTECODE set (some machines set it), each one compiles the kit's modules and rewrites
+# the plugin's asserts again: about 1.8 s of CPU per kit run. Bytecode caches are written for these
+# processes (and this one) whatever the caller's environment says; they are ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False

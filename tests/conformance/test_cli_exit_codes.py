@@ -143,13 +143,16 @@ def test_the_reference_is_exit_0(tmp_path: Path) -> None:
 def test_the_replay_hint_of_a_property_failure_works_as_printed(tmp_path: Path) -> None:
     args = ("run", "--adapter", "tests.miniatures.broken:UnclampedDenseQuality", "--report", "out")
     selection = ("-k", "for_any_label_score_rank", "--profile", "selftest")  # selftest: no shrinking
-    first, _ = rag_conformance(*args, *selection, cwd=tmp_path)
+    # A fixed seed whose few examples reach a distance beyond maxL2Distance (a random seed sometimes
+    # draws none, and this test failed once that way); the replay must repeat the falsifying example.
+    first, _ = rag_conformance(*args, *selection, "--seed", "1", cwd=tmp_path)
     assert first.returncode == 1, first.stdout + first.stderr
     hints = [line for line in first.stdout.splitlines() if line.startswith("replay the property scenarios: ")]
     assert len(hints) == 1, first.stdout
     command, _, pytest_spelling = hints[0].removeprefix("replay the property scenarios: ").partition(" (in ")
     assert pytest_spelling.startswith("pytest: --rqs-seed ")
     seed = json.loads((tmp_path / "out" / "report.json").read_text())["environment"]["hypothesis_seed"]
+    assert seed == 1
     assert f"--seed {seed}" in command
     again_dir = tmp_path / "again"
     again_dir.mkdir()

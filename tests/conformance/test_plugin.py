@@ -143,6 +143,7 @@ def test_statuses_and_report(mini: pytest.Pytester) -> None:
         "xfailed": 0,
         "skipped": 0,
         "total": 4,
+        "blocked": 0,
     }
     assert report["verdict"] == "DOES NOT CONFORM"
     env = report["environment"]
