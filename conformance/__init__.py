@@ -30,9 +30,9 @@ from ._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from ._report import Report
 from ._runner import RunOutcome, run_conformance
 from ._skip import NotApplicable
+from .reporting import Report
 
 __all__ = [
     "AdapterCallError",

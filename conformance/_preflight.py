@@ -16,7 +16,7 @@ import pytest
 from ._errors import AdapterLoadError, ConformanceError
 from ._loading import CMD_PREFIX, load_adapter
 from ._protocol import ImplementationInfo
-from ._recorder import Recorder
+from .reporting._outcomes import OutcomeCollector
 
 __all__ = ["RunResources"]
 
@@ -39,7 +39,7 @@ class RunResources:
         self.adapter_spec = adapter_spec
         self.milvus = milvus
         self._stdio_options = dict(stdio_options)
-        self._recorder: Recorder = config.stash[Recorder.key]
+        self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
         config.stash[self.key] = self
@@ -50,7 +50,7 @@ class RunResources:
         """The loaded implementation and what it says about itself."""
         if self._loaded is None:
             self._loaded = load_adapter(self.adapter_spec, stdio_options=self._stdio_options)
-            self._recorder.adapter = self._loaded[1]
+            self._outcomes.adapter = self._loaded[1]
         return self._loaded
 
     def engine(self) -> Any:
@@ -59,7 +59,7 @@ class RunResources:
             from .engines import start_engine  # lazy: importing the plugin starts nothing
 
             self._engine = start_engine(self.milvus)
-            self._recorder.milvus = self._engine.describe()
+            self._outcomes.milvus = self._engine.describe()
         return self._engine
 
     def close_adapter(self) -> None:
@@ -105,7 +105,7 @@ class RunResources:
 
     def _not_judged(self, problem: tuple[str, str, str]) -> None:
         cause, detail, advice = problem
-        self._recorder.not_judged(f"{cause}: {detail}")
+        self._outcomes.not_judged(f"{cause}: {detail}")
         raise pytest.UsageError(
             f"rag-conformance could not judge the implementation: {cause}.\n"
             f"  {detail}\n"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ._errors import ConformanceError
-from ._recorder import Recorder
-from ._report import Report
+from .reporting import Report
+from .reporting._outcomes import OutcomeCollector
 
 __all__ = ["EXIT_CONFORMS", "EXIT_DOES_NOT_CONFORM", "EXIT_NOT_JUDGED", "RunOutcome", "run_conformance"]
 
@@ -43,17 +43,17 @@ class RunOutcome:
 
 
 class _Capture:
-    """Keeps the session's recorder, whose report is complete once ``pytest.main`` returns."""
+    """Keeps the session's outcomes, whose report is complete once ``pytest.main`` returns."""
 
     def __init__(self) -> None:
-        self.recorder: Recorder | None = None
+        self.outcomes: OutcomeCollector | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.recorder = session.config.stash.get(Recorder.key, None)
+        self.outcomes = session.config.stash.get(OutcomeCollector.key, None)
 
     @property
     def report(self) -> Report | None:
-        return self.recorder.report if self.recorder is not None else None
+        return self.outcomes.report if self.outcomes is not None else None
 
 
 def run_conformance(

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from ._errors import ConformanceError
-from ._report import broken_requirements
+from .reporting import broken_requirements
 
 __all__ = ["Expectation", "MiniatureResult", "SelftestResult", "load_matrix", "run_selftest", "selftest_main"]
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ._report import NOT_APPLICABLE_PREFIX
+from .reporting._model import NOT_APPLICABLE_PREFIX
 
 if TYPE_CHECKING:
     from ._protocol import ImplementationInfo

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from ._preflight import RunResources
-from ._recorder import Recorder
-from ._report import NOT_APPLICABLE_PREFIX
 from ._step_lookup import install as install_step_lookup_cache
+from .reporting import NOT_APPLICABLE_PREFIX
+from .reporting._outcomes import OutcomeCollector
 from .steps import STEP_MODULES
 
 GROUP = "rag-conformance"
@@ -153,13 +153,13 @@ def pytest_configure(config: pytest.Config) -> None:
     for module in (*STEP_MODULES, *FIXTURE_MODULES):
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
-    # The Recorder writes report.json and junit.xml (one suite per requirement) into the report dir.
+    # The OutcomeCollector writes report.json and junit.xml (one suite per requirement) into the report dir.
     report_dir = config.getoption(OPT_REPORT)
-    recorder = Recorder(config, report_dir)
-    config.pluginmanager.register(recorder, "rqs-recorder")
+    outcomes = OutcomeCollector(config, report_dir)
+    config.pluginmanager.register(outcomes, "rqs-outcomes")
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
-    recorder.hypothesis_seed = random.getrandbits(32) if seed is None else seed
+    outcomes.hypothesis_seed = random.getrandbits(32) if seed is None else seed
     RunResources(
         config,
         adapter_spec=_adapter_spec(config),
@@ -168,7 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "timeout": config.getoption(OPT_ADAPTER_TIMEOUT),
             "validate": config.getoption(OPT_VALIDATE),
             "strict_stdout": config.getoption(OPT_STRICT_STDOUT),
-            "on_warning": recorder.warn,
+            "on_warning": outcomes.warn,
         },
     )
 

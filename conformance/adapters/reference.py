@@ -36,7 +36,7 @@ class ReferenceAdapter:
 
     def describe(self) -> ImplementationInfo:
         """The reference, by name; a subclass is another implementation and goes by its class name."""
-        from conformance._recorder import kit_version
+        from conformance._version import kit_version
 
         cls = type(self)
         return ImplementationInfo(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._report import Report
+from ..reporting import Report
 
 __all__ = ["badge"]
 

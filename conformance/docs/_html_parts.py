@@ -10,8 +10,8 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-from .._report import RequirementRow, ScenarioResult
 from .._spec import Requirement
+from ..reporting import RequirementRow, ScenarioResult
 from ._gherkin import ScenarioDoc, StepDoc
 from ._model import counts_text, status_text, verdict_class
 

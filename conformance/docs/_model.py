@@ -14,8 +14,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from .._errors import ConformanceError
-from .._report import Report, RequirementRow, ScenarioResult, Summary
 from .._spec import Requirement, Spec
+from ..reporting import Report, RequirementRow, ScenarioResult, Summary
 from ._gherkin import FeatureDoc, ScenarioDoc
 
 __all__ = [

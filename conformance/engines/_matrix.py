@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from .._errors import ConformanceError
-from .._report import Report
+from ..reporting import Report
 from ._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ._redact import redact_uri
 from ._spec import parse_backend

@@ -362,6 +362,6 @@ class StdioAdapter:
 
 
 def _kit_version() -> str:
-    from .._recorder import kit_version
+    from .._version import kit_version
 
     return kit_version()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, when
 
-from .._report import NOT_APPLICABLE_PREFIX
+from ..reporting import NOT_APPLICABLE_PREFIX
 from ._engine_kit import DENSE, SPARSE, Answer, EngineKit, answer, parse_vector, table_rows
 
 _VECTOR = {"vector": parse_vector}

@@ -23,7 +23,7 @@ from .. import _strategies as gen
 from .._judge import Judge
 from .._model import QUALITY_TOLERANCE, expect, kept_ranks, top_readings
 from .._protocol import Hints, PostProcessConfig, QualityRequest, WireCandidate
-from .._recorder import Recorder
+from ..reporting._outcomes import OutcomeCollector
 from ._property_run import (
     PropertyRun,
     close,
@@ -47,7 +47,7 @@ def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
     from ..plugin import OPT_PROFILE, PROPERTY_PROFILES
 
     profile = pytestconfig.getoption(OPT_PROFILE)
-    recorded = pytestconfig.stash[Recorder.key].hypothesis_seed
+    recorded = pytestconfig.stash[OutcomeCollector.key].hypothesis_seed
     return PropertyRun(
         seed=int(recorded or 0),
         profile=profile,

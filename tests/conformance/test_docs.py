@@ -14,8 +14,8 @@ import pytest
 
 from conformance._cli import main
 from conformance._paths import features_dir
-from conformance._report import Report
 from conformance.docs import DocsError, badge, build_site
+from conformance.reporting import Report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "recorded"
 LITE3 = DATA / "lite-3.2.2.json"

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from conformance._cli import main
-from conformance._report import Report
 from conformance._selftest import load_matrix
+from conformance.reporting import Report
 from tests.miniatures import MATRIX_PATH
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from conformance._junit import junit_xml
-from conformance._report import Environment, Report, ScenarioResult, Summary, build_report
+from conformance.reporting import Environment, Report, ScenarioResult, Summary, build_report, junit_xml
 
 ENV = Environment(kit_version="0", spec_sha256=None, python="3.11", platform="linux")
 

@@ -1,4 +1,5 @@
-"""Turns pytest outcomes of the kit's scenarios into a :class:`~conformance._report.Report`."""
+"""Collects the pytest outcomes of the kit's scenarios into a :class:`~conformance.reporting.Report`, and
+writes it (``report.json``, ``junit.xml``) when the session ends."""
 
 from __future__ import annotations
 
@@ -7,17 +8,17 @@ import platform
 import shlex
 import sys
 from collections.abc import Generator
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ._errors import ConformanceError
-from ._judge import NOTES
+from .._errors import ConformanceError
+from .._judge import NOTES
+from .._paths import spec_path
+from .._version import kit_version
 from ._junit import write_junit
-from ._paths import spec_path
-from ._report import (
+from ._model import (
     NOT_APPLICABLE_PREFIX,
     Environment,
     Report,
@@ -27,18 +28,11 @@ from ._report import (
     not_judged_report,
 )
 
-__all__ = ["Recorder", "kit_version", "spec_sha256"]
+__all__ = ["OutcomeCollector", "spec_sha256"]
 
 _MESSAGE_LIMIT = 2000
 _STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
-
-
-def kit_version() -> str:
-    try:
-        return version("rag-quality-conformance")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def spec_sha256() -> str | None:
@@ -46,10 +40,10 @@ def spec_sha256() -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-class Recorder:
+class OutcomeCollector:
     """A pytest plugin object: one per session, kept in the config stash."""
 
-    key = pytest.StashKey["Recorder"]()
+    key = pytest.StashKey["OutcomeCollector"]()
 
     def __init__(self, config: pytest.Config, report_dir: str | None) -> None:
         self.config = config
@@ -216,7 +210,7 @@ class Recorder:
 
 def _requirement_order() -> list[str]:
     """Requirement titles in the pinned spec's order, so the table reads like the spec."""
-    from ._spec import read_spec
+    from .._spec import read_spec
 
     try:
         return [r.title for r in read_spec(spec_path()).requirements]
