@@ -12,27 +12,24 @@ require) the Milvus client.
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
-from pydantic import TypeAdapter
 
 from ._embed import Embedder
 from ._engine import EngineFeatures, quiet_refusals, server_version
 from ._errors import (
     EmptyIngestError,
-    EngineFeatureError,
     IngestError,
     InvalidLimitError,
     MilvusUnavailableError,
-    RetrievalQualityError,
     StoreError,
 )
+from ._hits import candidates, hybrid_hits
 from ._ingest import Chunk, vector_batches
 from ._models import Candidate
 from ._schema import (
@@ -52,6 +49,7 @@ from ._schema import (
     collection_features,
 )
 from ._settings import Settings
+from ._store_errors import describe, engine_errors, redact_uri, scrub
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
@@ -132,7 +130,7 @@ class MilvusKnowledgeStore:
         try:
             client = MilvusClient(**options)
         except Exception as exc:  # pymilvus raises MilvusException, grpc and OS errors alike here
-            reason = _scrub(_describe(exc), token)
+            reason = scrub(describe(exc), token)
             raise MilvusUnavailableError(
                 f"cannot reach Milvus at {redact_uri(uri)} (timeout {timeout:g} s): {reason}; check that the "
                 "server is running and the URI, port and token are right (MILVUS_URI, MILVUS_TOKEN)"
@@ -206,7 +204,7 @@ class MilvusKnowledgeStore:
                     return None
         except StoreError as exc:
             self._drop_leftover()
-            return _scrub(_describe(exc.__cause__ or exc), self._secret)
+            return scrub(describe(exc.__cause__ or exc), self._secret)
         # Accepted but not kept: Milvus 2.3 takes a nullable field and quietly makes it required.
         self._drop_leftover()
         named = ("nullable fields", "a BM25 Function")
@@ -397,7 +395,7 @@ class MilvusKnowledgeStore:
             )
         hits = list(result[0])  # no vector asked for: reading the hits decodes scalars only
         entities = [hit["entity"] for hit in hits]
-        return _candidates(entities, [hit["distance"] for hit in hits], "dense", None)
+        return candidates(entities, [hit["distance"] for hit in hits], "dense", None)
 
     def _hybrid(self, text: str, vector: np.ndarray, k: int, expr: str, rrf_k: int) -> list[Candidate]:
         from pymilvus import AnnSearchRequest, RRFRanker
@@ -425,115 +423,21 @@ class MilvusKnowledgeStore:
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
-        entities, scores, stored = _hybrid_hits(result[0], self.dim)
+        entities, scores, stored = hybrid_hits(result[0], self.dim)
         # Squared L2 in float32 for every hit at once; bit for bit what a sum per hit gives.
         diff = stored - vector
         distances = cast(list[float], np.sum(diff * diff, axis=1, dtype=np.float32).tolist())
-        return _candidates(entities, scores, "hybrid", distances)
+        return candidates(entities, scores, "hybrid", distances)
 
     # -- errors -----------------------------------------------------------------------------------
 
-    @contextmanager
-    def _engine(self, what: str, *, feature: str | None = None) -> Iterator[None]:
-        """Turn engine failures into :class:`StoreError` saying what the store was doing, and where.
-
-        An engine that does not implement the call at all (gRPC ``UNIMPLEMENTED``) raises
-        :class:`EngineFeatureError` naming ``feature`` when one is given.
-        """
-        try:
-            yield
-        except RetrievalQualityError:
-            raise
-        except Exception as exc:
-            import grpc
-            from pymilvus.exceptions import MilvusException
-
-            if feature is not None and isinstance(exc, grpc.RpcError) and _unimplemented(exc):
-                raise EngineFeatureError(
-                    f"Milvus could not {what} (collection {self.collection!r}): the engine does not "
-                    f"implement {feature}; use search mode 'dense' here, or Milvus 2.5 or later",
-                    feature=feature,
-                    engine_version=self._features.version if self._features else None,
-                ) from exc
-            if not isinstance(exc, MilvusException | grpc.RpcError | ConnectionError | OSError):
-                raise  # a bug, not an engine failure: keep its type and traceback
-            raise StoreError(
-                f"Milvus could not {what} (collection {self.collection!r}): "
-                f"{_scrub(_describe(exc), self._secret)}; check that the engine is up and the collection "
-                "was created by this store"
-            ) from exc
-
-
-def _unimplemented(exc: Any) -> bool:
-    code = getattr(exc, "code", None)
-    return callable(code) and getattr(code(), "name", None) == "UNIMPLEMENTED"
-
-
-def _present(value: Any) -> Any:
-    """A stored category or sourceType as the reply shows it: :data:`ABSENT` is ``None``."""
-    return None if value == ABSENT else value
-
-
-def _hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float], np.ndarray]:
-    """One query's hybrid hits as (scalar fields per hit, fused scores, stored vectors as one array).
-
-    pymilvus leaves a result's vector fields undecoded until a hit is read, then turns each vector into
-    a Python list of floats: more client time than the rest of a lookup. Where the result is pymilvus's
-    lazy ``HybridHits``, the vectors come from the reply in one numpy conversion and the scalar fields
-    from the undecoded hits; any other result (another pymilvus) is read hit by hit, to the same values.
-    """
-    lazy = getattr(hits, "lazy_field_data", None)
-    raw_item = getattr(hits, "get_raw_item", None)
-    if lazy is not None and raw_item is not None and not getattr(hits, "has_materialized", True):
-        field = next((f for f in lazy if f.field_name == DENSE_FIELD), None)
-        if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
-            count, start = len(hits), int(hits.start)
-            flat = np.array(field.vectors.float_vector.data, dtype=np.float32)
-            stored = flat.reshape(-1, dim)[start : start + count]
-            entities = [raw_item(i)["entity"] for i in range(count)]
-            if len(stored) == count:
-                return entities, list(hits.distances), stored
-    read = list(hits)
-    stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
-    return [hit["entity"] for hit in read], [hit["distance"] for hit in read], stored.reshape(-1, dim)
-
-
-@functools.cache
-def _candidate_list() -> TypeAdapter[list[Candidate]]:
-    return TypeAdapter(list[Candidate])
-
-
-def _candidates(
-    entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
-) -> list[Candidate]:
-    """Candidates in engine order (``originalRank`` 1..n), validated as one list."""
-    rows = [
-        {
-            "docId": entity[DOC_FIELD],
-            "chunkIndex": int(entity[INDEX_FIELD]),
-            "text": entity[TEXT_FIELD],
-            "originalRank": rank,
-            "score": float(score),
-            "scoreLabel": label,
-            "rawScore": float(score),
-            "denseDistance": None if distances is None else distances[rank - 1],
-            "category": _present(entity.get(CATEGORY_FIELD)),
-            "sourceType": _present(entity.get(SOURCE_FIELD)),
-        }
-        for rank, (entity, score) in enumerate(zip(entities, scores, strict=True), start=1)
-    ]
-    return _candidate_list().validate_python(rows)
-
-
-def redact_uri(uri: str) -> str:
-    """The URI with any ``user:password@`` part replaced by ``***@``, with or without a scheme."""
-    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)?[^/@]*@", r"\1***@", uri)
-
-
-def _describe(exc: BaseException) -> str:
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return str(message)
-
-
-def _scrub(text: str, secret: str | None) -> str:
-    return text.replace(secret, "***") if secret else text
+    def _engine(self, what: str, *, feature: str | None = None) -> AbstractContextManager[None]:
+        """Engine failures while the store does ``what`` become :class:`StoreError` (see
+        :func:`~reference._store_errors.engine_errors`)."""
+        return engine_errors(
+            what,
+            collection=self.collection,
+            secret=self._secret,
+            feature=feature,
+            engine_version=lambda: self._features.version if self._features else None,
+        )

@@ -3,6 +3,9 @@
 - :mod:`.broken` (and :mod:`.broken_store`): each breaks ONE thing the spec requires.
 - :mod:`.legacy`: the design note's legacy pipeline, all of its section 2 at once.
 - :mod:`.conforming`: variants that differ from the reference only where the spec allows.
+- written apart from the kit, from the spec's sentences: :mod:`.from_the_spec` (a whole implementation),
+  :mod:`.spec_freedoms` (conforming variants of it) and :mod:`.spec_faults` (one fault each, by why a
+  kit might miss it).
 
 ``matrix.toml`` beside them says which scenarios must catch which miniature; ``rag-conformance
 selftest`` and ``tests/test_mutation_matrix.py`` run the kit against all of them and compare.

@@ -24,14 +24,9 @@ from reference import (
     StoreError,
     VectorDimensionError,
 )
+from reference._hits import hybrid_hits
 from reference._ingest import Chunk
-from reference._store import (
-    InvalidQueryError,
-    MilvusKnowledgeStore,
-    _hybrid_hits,
-    category_filter,
-    redact_uri,
-)
+from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter, redact_uri
 
 DIM = 8
 K = 5
@@ -241,7 +236,7 @@ def test_hybrid_vectors_read_from_the_reply_equal_the_decoded_hits(
     ]
     fields = ["doc_id", "chunk_index", "text", "category", "source_type", "dense"]
     hits = client.hybrid_search("shared", requests, RRFRanker(60), limit=K, output_fields=fields)[0]
-    entities, scores, vectors = _hybrid_hits(hits, DIM)
+    entities, scores, vectors = hybrid_hits(hits, DIM)
     assert not hits.has_materialized  # the fast path: no hit was decoded
     entities = [dict(e) for e in entities]  # decoding below adds the vector to these very dicts
     decoded = list(hits)  # what reading hit by hit gives
@@ -249,7 +244,7 @@ def test_hybrid_vectors_read_from_the_reply_equal_the_decoded_hits(
     assert scores == [h["distance"] for h in decoded]
     assert vectors.dtype == np.float32
     assert vectors.tolist() == [list(np.asarray(h["entity"]["dense"], np.float32)) for h in decoded]
-    slow = _hybrid_hits(decoded, DIM)
+    slow = hybrid_hits(decoded, DIM)
     assert slow[1] == scores
     assert np.array_equal(slow[2], vectors)
 

@@ -1,0 +1,234 @@
+"""The executable model on hand-made search and lookup replies: the engine's answer as the truth, and
+every freedom the spec leaves (ties, fused or fused-ordered scores, merged or replaced retries).
+"""
+
+from __future__ import annotations
+
+from conformance import _model as model
+from conformance._protocol import (
+    Hit,
+    LookupReply,
+    LookupRequest,
+    PostProcessConfig,
+    SearchReply,
+    SearchRequest,
+)
+from tests.conformance._model_cases import CONFIG, block, cand, dq, rules
+
+# -- search ------------------------------------------------------------------------------------------------
+
+
+DISTANCES = {("a", 0): 0.1, ("b", 0): 0.3, ("c", 0): 0.5, ("d", 0): 1.9}
+
+
+def hit(doc: str, rank: int, score: float | None, label: str, dd: float | None = None) -> Hit:
+    return Hit(
+        doc_id=doc, chunk_index=0, original_rank=rank, score=score, score_label=label, dense_distance=dd
+    )
+
+
+def search(mode: str, rrf_k: int = 60) -> SearchRequest:
+    return SearchRequest(query_text="q", query_vector=(1.0, 0.0), mode=mode, k=3, rrf_k=rrf_k)  # type: ignore[arg-type]
+
+
+DENSE_TRUTH = model.SearchTruth(
+    tuple(model.Expected(k, DISTANCES[k]) for k in [("a", 0), ("b", 0), ("c", 0)]), DISTANCES
+)
+# fused: c is BM25-only and ranks second; order differs from the dense order.
+HYBRID_TRUTH = model.SearchTruth(
+    (model.Expected(("a", 0), 0.0325), model.Expected(("d", 0), 0.0164), model.Expected(("b", 0), 0.0161)),
+    DISTANCES,
+    frozenset({("d", 0)}),
+)
+
+
+def test_dense_hits_are_the_nearest_with_their_squared_l2() -> None:
+    good = SearchReply(
+        hits=(hit("a", 1, 0.1, "dense"), hit("b", 2, 0.3, "l2_distance"), hit("c", 3, 0.5, "dense"))
+    )
+    assert model.check_search(search("dense"), good, DENSE_TRUTH) == []
+    euclid = SearchReply(hits=tuple(h.model_copy(update={"score": h.score**0.5}) for h in good.hits))
+    assert rules(model.check_search(search("dense"), euclid, DENSE_TRUTH)) == {"dense-score"}
+    zero_based = SearchReply(
+        hits=tuple(h.model_copy(update={"original_rank": h.original_rank - 1}) for h in good.hits)
+    )
+    assert "ranks" in rules(model.check_search(search("dense"), zero_based, DENSE_TRUTH))
+    extra = SearchReply(hits=(*good.hits, hit("d", 4, 1.9, "dense")))
+    assert rules(model.check_search(search("dense"), extra, DENSE_TRUTH)) == {"dense-hits"}
+
+
+def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None:
+    fused = (
+        hit("a", 1, 0.0325, "hybrid", 0.1),
+        hit("d", 2, 0.0164, "hybrid", 1.9),
+        hit("b", 3, 0.0161, "rrf_fused"),
+    )
+    assert model.check_search(search("hybrid"), SearchReply(hits=fused), HYBRID_TRUTH) == []
+    scaled = tuple(h.model_copy(update={"score": h.score * 100}) for h in fused)
+    assert model.check_search(search("hybrid"), SearchReply(hits=scaled), HYBRID_TRUTH) == []
+    no_score = tuple(h.model_copy(update={"score": None}) for h in fused)
+    assert model.check_search(search("hybrid"), SearchReply(hits=no_score), HYBRID_TRUTH) == []
+    from_distance = tuple(h.model_copy(update={"score": 1 / (1 + DISTANCES[(h.doc_id, 0)])}) for h in fused)
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=from_distance), HYBRID_TRUTH)) == {
+        "hybrid-score"
+    }
+    placeholder = (fused[0], fused[1].model_copy(update={"score": 2.0}), fused[2])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=placeholder), HYBRID_TRUTH)) == {
+        "no-placeholder"
+    }
+    distance_placeholder = (fused[0], fused[1].model_copy(update={"dense_distance": 4.0}), fused[2])
+    found = model.check_search(search("hybrid"), SearchReply(hits=distance_placeholder), HYBRID_TRUTH)
+    assert rules(found) == {"no-placeholder"}
+    as_dense = (fused[0].model_copy(update={"score_label": "dense"}), *fused[1:])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=as_dense), HYBRID_TRUTH)) == {
+        "dense-distance-label"
+    }
+    bm25_only = (fused[0], fused[1].model_copy(update={"score_label": "bm25_only_no_dense"}), fused[2])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=bm25_only), HYBRID_TRUTH)) == {
+        "no-bm25-only-label"
+    }
+    wrong_distance = (fused[0].model_copy(update={"dense_distance": 0.1**0.5}), *fused[1:])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=wrong_distance), HYBRID_TRUTH)) == {
+        "dense-distance-value"
+    }
+    by_distance = (
+        fused[0],
+        fused[2].model_copy(update={"original_rank": 2}),
+        fused[1].model_copy(update={"original_rank": 3}),
+    )
+    assert "hybrid-order" in rules(
+        model.check_search(search("hybrid"), SearchReply(hits=by_distance), HYBRID_TRUTH)
+    )
+
+
+def test_tied_expected_scores_may_come_in_either_order() -> None:
+    tied = model.SearchTruth((model.Expected(("a", 0), 0.5), model.Expected(("b", 0), 0.5)), DISTANCES)
+    reply = SearchReply(hits=(hit("b", 1, 0.5, "hybrid"), hit("a", 2, 0.5, "hybrid")))
+    assert model.check_search(search("hybrid"), reply, tied) == []
+
+
+class _Target:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+
+class _Call:
+    def __init__(self, method: str, *kinds: str) -> None:
+        self.method = method
+        self.searches = tuple(_Target(k) for k in kinds)
+
+    def describe(self) -> str:
+        return f"{self.method}({', '.join(t.kind for t in self.searches)})"
+
+
+def test_dense_mode_reads_data_only_through_dense_ann() -> None:
+    assert model.check_dense_only([_Call("DescribeCollection"), _Call("Search", "dense")], "calls") == []
+    assert rules(model.check_dense_only([_Call("Search", "dense"), _Call("Query")], "calls")) == {
+        "dense-only"
+    }
+    assert rules(model.check_dense_only([_Call("Search", "text")], "calls")) == {"dense-only"}
+    assert rules(model.check_dense_only([_Call("HybridSearch", "dense", "text")], "calls")) == {"dense-only"}
+    assert rules(model.check_dense_only([_Call("LoadCollection")], "calls")) == {"dense-only"}
+
+
+# -- lookup ------------------------------------------------------------------------------------------------
+
+
+def attempt(category: str | None, *docs: tuple[str, float]) -> model.Attempt:
+    return model.Attempt(category, tuple(cand(d, r, score) for r, (d, score) in enumerate(docs, start=1)))
+
+
+LOOKUP = model.LookupTruth(
+    unfiltered=attempt(None, ("a", 0.1), ("b", 0.3), ("c", 0.5)),
+    filtered=attempt("billing", ("c", 0.5), ("e", 1.4)),  # best billing quality 0.75
+)
+
+
+def lookup(category: str | None, **config: float) -> LookupRequest:
+    return LookupRequest(
+        query_text="q",
+        query_vector=(1.0, 0.0),
+        mode="dense",
+        category=category,
+        retrieve_k=3,
+        config=CONFIG.model_copy(update=config),
+    )
+
+
+def answer(attempt_: model.Attempt, path: str, config: PostProcessConfig = CONFIG) -> LookupReply:
+    blocks = [block(c, dq(c.score, config.max_l2_distance)) for c in attempt_.candidates]
+    top = max(b.quality_score for b in blocks)
+    return LookupReply(
+        blocks=tuple(blocks),
+        relevance_level="X",
+        top_quality_score=top,
+        is_low_quality=top < config.reference_threshold,
+        path=path,
+    )
+
+
+def test_a_lookup_path_follows_the_filtered_quality_and_the_category() -> None:
+    assert model.check_lookup(lookup("billing"), answer(LOOKUP.filtered, "filtered"), LOOKUP) == []
+    assert rules(
+        model.check_lookup(lookup("billing"), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)
+    ) == {"retry-path"}
+    high = CONFIG.model_copy(update={"reference_threshold": 0.74, "highly_relevant_threshold": 0.9})
+    assert (
+        model.check_lookup(
+            lookup("billing", reference_threshold=0.74, highly_relevant_threshold=0.9),
+            answer(LOOKUP.filtered, "filtered", high),
+            LOOKUP,
+        )
+        == []
+    )
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    config = strict.config
+    assert model.check_lookup(strict, answer(LOOKUP.unfiltered, "unfiltered_retry", config), LOOKUP) == []
+    assert rules(model.check_lookup(lookup(None), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)) == {
+        "retry-path"
+    }
+
+
+def test_the_retry_may_replace_or_merge_but_must_bring_the_unfiltered_best() -> None:
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    config = strict.config
+    merged_blocks = [
+        block(LOOKUP.unfiltered.candidates[0], dq(0.1)),
+        block(LOOKUP.filtered.candidates[0], dq(0.5)),
+    ]
+    merged = LookupReply(
+        blocks=tuple(merged_blocks),
+        relevance_level="X",
+        top_quality_score=dq(0.1),
+        is_low_quality=False,
+        path="unfiltered_retry",
+    )
+    assert model.check_lookup(strict, merged, LOOKUP) == []
+    fallback = answer(LOOKUP.filtered, "unfiltered_retry", config)
+    assert model.check_lookup(strict, fallback, LOOKUP) != []
+
+
+def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
+    skipping = answer(LOOKUP.unfiltered, "unfiltered").model_copy(
+        update={"blocks": answer(LOOKUP.unfiltered, "unfiltered").blocks[2:]}
+    )
+    assert "best-ranks-kept" in rules(model.check_lookup(lookup(None), skipping, LOOKUP))
+    quarter = answer(LOOKUP.unfiltered, "unfiltered")
+    quarter = quarter.model_copy(
+        update={
+            "blocks": tuple(
+                b.model_copy(update={"quality_score": 1 - c.score / 4})
+                for b, c in zip(quarter.blocks, LOOKUP.unfiltered.candidates, strict=True)
+            )
+        }
+    )
+    assert "dense-formula" in rules(model.check_lookup(lookup(None), quarter, LOOKUP))
+    stranger = block(cand("z", 1, 0.1), 0.95)
+    other_search = LookupReply(
+        blocks=(stranger,),
+        relevance_level="X",
+        top_quality_score=0.95,
+        is_low_quality=False,
+        path="unfiltered",
+    )
+    assert rules(model.check_lookup(lookup(None), other_search, LOOKUP)) == {"lookup-retrieval"}
