@@ -106,6 +106,21 @@ def _(lookup_settings: LookupSettings, datatable: list[list[str]]) -> LookupSett
     )
 
 
+def _premise_low(
+    oracle: MilvusOracle,
+    corpus: ScenarioCorpus,
+    settings: LookupSettings,
+    question: str,
+    category: str | None,
+    *,
+    low: bool,
+) -> None:
+    """A premise about the kit's corpus: the best match is (or is not) below the reference threshold."""
+    if _is_low(oracle, corpus.query(question), category, settings.config) != low:
+        match = f"best {category!r} match" if category is not None else "best match"
+        raise ConformanceError(f"kit bug: the {match} for {question!r} is {'not ' if low else ''}low quality")
+
+
 @given(
     parsers.parse(
         'the best "{category}" match for "{question}" has a dense qualityScore below the reference threshold'
@@ -118,17 +133,12 @@ def _(
     category: str,
     question: str,
 ) -> None:
-    config = lookup_settings.config
-    if (
-        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), category, config)
-        >= config.reference_threshold
-    ):
-        raise ConformanceError(f"kit bug: the best {category!r} match for {question!r} is not low quality")
+    _premise_low(rqs_oracle, rqs_scenario_corpus, lookup_settings, question, category, low=True)
 
 
 @given(
     parsers.parse(
-        'the best match for "{question}" without a category has a dense qualityScore below the threshold'
+        'the best match for "{question}" without a category has a dense qualityScore {relation} the threshold'
     )
 )
 def _(
@@ -136,32 +146,11 @@ def _(
     rqs_scenario_corpus: ScenarioCorpus,
     lookup_settings: LookupSettings,
     question: str,
+    relation: str,
 ) -> None:
-    config = lookup_settings.config
-    if (
-        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None, config)
-        >= config.reference_threshold
-    ):
-        raise ConformanceError(f"kit bug: the best match for {question!r} is not low quality")
-
-
-@given(
-    parsers.parse(
-        'the best match for "{question}" without a category has a dense qualityScore meeting the threshold'
-    )
-)
-def _(
-    rqs_oracle: MilvusOracle,
-    rqs_scenario_corpus: ScenarioCorpus,
-    lookup_settings: LookupSettings,
-    question: str,
-) -> None:
-    config = lookup_settings.config
-    if (
-        _best_quality(rqs_oracle, rqs_scenario_corpus.query(question), None, config)
-        < config.reference_threshold
-    ):
-        raise ConformanceError(f"kit bug: the best match for {question!r} is low quality")
+    if relation not in ("below", "meeting"):
+        raise ConformanceError(f"kit bug: no premise step for {relation!r} the threshold")
+    _premise_low(rqs_oracle, rqs_scenario_corpus, lookup_settings, question, None, low=relation == "below")
 
 
 @given(
