@@ -26,7 +26,7 @@ from reference import (
 )
 from reference._hits import hybrid_hits
 from reference._ingest import Chunk
-from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter, redact_uri
+from reference._store import InvalidQueryError, MilvusKnowledgeStore, category_filter
 
 DIM = 8
 K = 5
@@ -401,13 +401,6 @@ def test_unreachable_uri_fails_fast_naming_the_uri_never_the_token() -> None:
     assert info.value.__cause__ is None  # nothing chained that could carry the options
 
 
-def test_password_in_uri_is_redacted() -> None:
-    with pytest.raises(MilvusUnavailableError) as info:
-        MilvusKnowledgeStore.connect("http://root:hunter2@127.0.0.1:1", collection="c", dim=DIM, timeout=5)
-    assert "hunter2" not in str(info.value)
-    assert "127.0.0.1:1" in str(info.value)
-
-
 def test_close_leaves_a_handed_in_client_open(client: MilvusClient) -> None:
     MilvusKnowledgeStore(client, collection="whatever", dim=DIM).close()
     assert isinstance(client.list_collections(), list)  # still usable
@@ -437,16 +430,3 @@ def test_settings_default_and_override(client: MilvusClient) -> None:
     assert MilvusKnowledgeStore(client, collection="x", dim=DIM).settings == Settings()
     custom = Settings(rrf_k=7)
     assert MilvusKnowledgeStore(client, collection="x", dim=DIM, settings=custom).settings.rrf_k == 7
-
-
-@pytest.mark.parametrize(
-    ("uri", "shown"),
-    [
-        ("http://root:pw@db:19530", "http://***@db:19530"),
-        ("root:pw@db:19530", "***@db:19530"),
-        ("https://db:443", "https://db:443"),
-        ("./local.db", "./local.db"),
-    ],
-)
-def test_redact_uri_hides_credentials_with_or_without_scheme(uri: str, shown: str) -> None:
-    assert redact_uri(uri) == shown
