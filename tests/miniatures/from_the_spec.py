@@ -79,8 +79,7 @@ class FromTheSpec(ReferenceAdapter):
 
     # -- labels and the normalizer ------------------------------------------------------------------
 
-    def canonicalize_label(self, label: str) -> str:
-        return reference.canonicalize_label(label)  # typed error for anything unknown
+    # canonicalize_label is the reference adapter's: a typed error for anything unknown.
 
     def quality_score(self, request: QualityRequest) -> float:
         return self.quality(
@@ -134,8 +133,12 @@ class FromTheSpec(ReferenceAdapter):
         top = self.top_quality(accepted, scored)
         return self.reply(accepted, dropped, top, config, hints)
 
+    def batch_size(self, candidates: Sequence[WireCandidate]) -> int:
+        """The ``n`` of the hybrid rank mapping: every candidate handed in."""
+        return len(candidates)
+
     def score_batch(self, candidates: Sequence[WireCandidate], config: PostProcessConfig) -> list[Scored]:
-        n = len(candidates)
+        n = self.batch_size(candidates)
         return [
             Scored(
                 c,

@@ -165,22 +165,8 @@ class DistinctChunkBatch(FromTheSpec):
     Freedom: readings 4 ("Batch" may be the candidates before or after dedup).
     """
 
-    def score_batch(self, candidates: Sequence[WireCandidate], config: PostProcessConfig) -> list[Scored]:
-        n = len({evidence_key(c) for c in candidates}) or 1
-        return [
-            Scored(
-                c,
-                self.quality(
-                    c.score_label,
-                    c.score,
-                    rank=c.original_rank,
-                    batch=n,
-                    max_l2=config.max_l2_distance,
-                    dense_distance=c.dense_distance,
-                ),
-            )
-            for c in candidates
-        ]
+    def batch_size(self, candidates: Sequence[WireCandidate]) -> int:
+        return len({evidence_key(c) for c in candidates}) or 1
 
 
 # -- lookup retry ------------------------------------------------------------------------------------
