@@ -28,6 +28,7 @@ __all__ = [
     "LABELS",
     "Peer",
     "canonical_label",
+    "connection_args",
     "gates",
     "lookup",
     "post_process",
@@ -50,6 +51,16 @@ RETRIEVAL_RANK = "retrieval_rank"  # the one hitReason the glue gives: hints nev
 
 class GlueError(ValueError):
     """Input the glue cannot use; the message names the field and the value."""
+
+
+def connection_args(endpoint: Message) -> Message:
+    """The kit's Milvus endpoint as pymilvus ``connection_args``: the URI, and token and database when set."""
+    connection: Message = {"uri": endpoint["uri"]}
+    if endpoint.get("token"):
+        connection["token"] = endpoint["token"]
+    if endpoint.get("dbName"):
+        connection["db_name"] = endpoint["dbName"]
+    return connection
 
 
 def canonical_label(label: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _glue and _stdio
 
-from _glue import Message, Peer, ranked
+from _glue import Message, Peer, connection_args, ranked
 from _stdio import serve
 from haystack import Document
 from haystack.document_stores.types import DuplicatePolicy
@@ -58,11 +58,7 @@ class HaystackPeer(Peer):
 
     def prepare(self, endpoint: Message, corpus: Message) -> None:
         self.close()
-        connection: dict[str, Any] = {"uri": endpoint["uri"]}
-        if endpoint.get("token"):
-            connection["token"] = endpoint["token"]
-        if endpoint.get("dbName"):
-            connection["db_name"] = endpoint["dbName"]
+        connection = connection_args(endpoint)
         self.store = MilvusDocumentStore(
             connection_args=connection,
             collection_name=f"{endpoint['collectionPrefix']}haystack_{corpus['name']}",

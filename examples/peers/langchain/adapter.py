@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _glue and _stdio
 
-from _glue import Message, Peer, ranked
+from _glue import Message, Peer, connection_args, ranked
 from _stdio import serve
 from langchain_core.embeddings import Embeddings
 from langchain_milvus import BM25BuiltInFunction, Milvus
@@ -91,11 +91,7 @@ class LangChainPeer(Peer):
 
     def prepare(self, endpoint: Message, corpus: Message) -> None:
         self.close()
-        connection: dict[str, Any] = {"uri": endpoint["uri"]}
-        if endpoint.get("token"):
-            connection["token"] = endpoint["token"]
-        if endpoint.get("dbName"):
-            connection["db_name"] = endpoint["dbName"]
+        connection = connection_args(endpoint)
         common: dict[str, Any] = {
             "connection_args": connection,
             "collection_name": f"{endpoint['collectionPrefix']}langchain_{corpus['name']}",
