@@ -159,6 +159,30 @@ def test_post_process_names_the_offending_candidate(bad, error):
     assert "bad-doc#9" in info.value.candidate
 
 
+@pytest.mark.parametrize("label", ["dense", "hybrid", "rrf_fused"])
+@pytest.mark.parametrize("position", [0, 7, 19])
+@pytest.mark.parametrize("value", [-0.25, NAN, INF])
+def test_one_bad_distance_in_a_large_batch_of_one_label_is_named(label, position, value):
+    # A batch of one label is checked in a few passes, not candidate by candidate: the first bad
+    # candidate must still be found and named, whatever its place (NaN and infinity get past the
+    # Candidate model only through model_construct, as a careless caller might build them).
+    field = "score" if label == "dense" else "dense_distance"
+    batch = [cand(doc="good", chunk=i, rank=i + 1, label=label, **{field: 0.1}) for i in range(20)]
+    bad = batch[position].model_copy(update={"doc_id": "bad-doc", field: value})
+    batch[position] = bad
+    with pytest.raises(InvalidScoreError) as info:
+        post_process(batch, Settings())
+    assert f"bad-doc#{position} (originalRank {position + 1})" in str(info.value)
+    assert "denseDistance" in str(info.value) or label == "dense"
+
+
+def test_a_rank_below_one_without_dense_distance_is_named_in_a_hybrid_batch():
+    batch = [cand(doc="good", chunk=i, rank=i + 1, label="hybrid") for i in range(5)]
+    batch[3] = batch[3].model_copy(update={"doc_id": "bad-doc", "original_rank": 0})
+    with pytest.raises(InvalidRankError, match="bad-doc#3"):
+        post_process(batch, Settings())
+
+
 # -- settings ------------------------------------------------------------------------------------------
 
 
