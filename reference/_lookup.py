@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ._models import Candidate, L0Hints, PostProcessResult, _Model
+from ._models import Candidate, L0Hints, PostProcessResult, _Model, trusted
 from ._postprocess import post_process
 from ._settings import Settings
 from ._store import MilvusKnowledgeStore, SearchMode
@@ -62,25 +62,35 @@ def lookup_knowledge(
         )
         return candidates, post_process(candidates, settings, hints=hints)
 
-    # LookupResult.model_construct: every part is already a validated model made just above, and
-    # validating the result again would re-run each candidate's checks (pydantic does, for instances).
+    # Every part is a validated model made just above (or by the store from the engine's reply), so the
+    # result is not validated again: that would re-run each candidate's checks.
     if category is None:
         candidates, result = attempt(None)
-        return LookupResult.model_construct(
-            path="unfiltered", retried=False, result=result, candidates=tuple(candidates)
-        )
+        return _result("unfiltered", result, candidates)
 
     candidates, result = attempt(category)
     if not result.is_low_quality:
-        return LookupResult.model_construct(
-            path="filtered", retried=False, result=result, candidates=tuple(candidates)
-        )
+        return _result("filtered", result, candidates)
 
     retry_candidates, retry_result = attempt(None)
-    return LookupResult.model_construct(
-        path="unfiltered_retry",
-        retried=True,
-        result=retry_result,
-        filtered_result=result,
-        candidates=tuple(retry_candidates),
-    )
+    return _result("unfiltered_retry", retry_result, retry_candidates, filtered=result)
+
+
+_NO_FILTERED = frozenset({"filtered_result"})
+
+
+def _result(
+    path: LookupPath,
+    result: PostProcessResult,
+    candidates: list[Candidate],
+    *,
+    filtered: PostProcessResult | None = None,
+) -> LookupResult:
+    values = {
+        "path": path,
+        "retried": filtered is not None,
+        "result": result,
+        "filtered_result": filtered,
+        "candidates": tuple(candidates),
+    }
+    return trusted(LookupResult, values, unset=_NO_FILTERED if filtered is None else frozenset())

@@ -12,7 +12,9 @@ require) the Milvus client.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
+import struct
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from types import MappingProxyType
@@ -356,15 +358,36 @@ class MilvusKnowledgeStore:
             raise InvalidQueryError(f"search mode is {mode!r}; use 'dense' or 'hybrid'")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidLimitError("rag.retrieve-k", f"is {k!r}; search needs k of at least 1")
-        vector = self._query_array(query_vector)
+        vector, sent = self._query(query_vector)
         self._require_collection()
         if mode == "hybrid":
             assert self._features is not None
             self._features.require("bm25", "hybrid mode")
         expr = category_filter(category) if category is not None else ""
         if mode == "dense":
-            return self._dense(vector, k, expr)
-        return self._hybrid(query_text, vector, k, expr, self.settings.rrf_k if rrf_k is None else rrf_k)
+            return self._dense(sent, k, expr)
+        rrf_k = self.settings.rrf_k if rrf_k is None else rrf_k
+        return self._hybrid(query_text, vector, sent, k, expr, rrf_k)
+
+    def _query(self, query_vector: Sequence[float]) -> tuple[np.ndarray, list[float]]:
+        """The query vector as float32 (for distances) and as the list the engine is sent.
+
+        The engine gets the list as it was given: pymilvus packs it to float32 as numpy rounds it, so
+        the engine sees the same vector the distances use. A list or tuple of numbers is packed once to
+        check it (the common case, a few microseconds); anything else, or a vector that fails that
+        check, goes through numpy, which says what is wrong with it.
+        """
+        if type(query_vector) in (list, tuple):
+            try:
+                packed = struct.pack(f"<{self.dim}f", *query_vector)
+                finite = math.isfinite(sum(query_vector))  # NaN or infinity makes the sum non-finite
+            except (struct.error, OverflowError, TypeError):
+                pass  # the wrong length, a value too large for float32, or not a number
+            else:
+                if finite:
+                    return np.frombuffer(packed, dtype="<f4"), list(query_vector)
+        vector = self._query_array(query_vector)
+        return vector, vector.tolist()
 
     def _query_array(self, query_vector: Sequence[float]) -> np.ndarray:
         vector = np.asarray(query_vector, dtype=np.float32)
@@ -382,11 +405,11 @@ class MilvusKnowledgeStore:
         params = {"ef": max(k, 64)} if self.index_type == "HNSW" else {}
         return {"metric_type": "L2", "params": params}
 
-    def _dense(self, vector: np.ndarray, k: int, expr: str) -> list[Candidate]:
+    def _dense(self, sent: list[float], k: int, expr: str) -> list[Candidate]:
         with self._engine("run the dense search"):
             result = self.client.search(
                 self.collection,
-                data=[vector.tolist()],
+                data=[sent],
                 anns_field=DENSE_FIELD,
                 limit=k,
                 filter=expr,
@@ -397,12 +420,14 @@ class MilvusKnowledgeStore:
         entities = [hit["entity"] for hit in hits]
         return candidates(entities, [hit["distance"] for hit in hits], "dense", None)
 
-    def _hybrid(self, text: str, vector: np.ndarray, k: int, expr: str, rrf_k: int) -> list[Candidate]:
+    def _hybrid(
+        self, text: str, vector: np.ndarray, sent: list[float], k: int, expr: str, rrf_k: int
+    ) -> list[Candidate]:
         from pymilvus import AnnSearchRequest, RRFRanker
 
         requests = [
             AnnSearchRequest(
-                data=[vector.tolist()],
+                data=[sent],
                 anns_field=DENSE_FIELD,
                 param=self._dense_params(k),
                 limit=k,
@@ -424,9 +449,11 @@ class MilvusKnowledgeStore:
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
         entities, scores, stored = hybrid_hits(result[0], self.dim)
-        # Squared L2 in float32 for every hit at once; bit for bit what a sum per hit gives.
-        diff = stored - vector
-        distances = cast(list[float], np.sum(diff * diff, axis=1, dtype=np.float32).tolist())
+        # Squared L2 in float32 for every hit at once, bit for bit what a sum per hit gives; in place, as
+        # the stored vectors are not needed after this.
+        diff = np.subtract(stored, vector, out=stored)
+        squares = np.multiply(diff, diff, out=diff)
+        distances = cast(list[float], np.add.reduce(squares, axis=1, dtype=np.float32).tolist())
         return candidates(entities, scores, "hybrid", distances)
 
     # -- errors -----------------------------------------------------------------------------------

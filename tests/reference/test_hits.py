@@ -1,0 +1,112 @@
+"""Engine replies as candidates (``reference._hits``) and the query vector as sent: the fast paths
+give exactly what validating each value gives, and bad values fail as they always did."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import TypeAdapter
+
+from reference import Candidate, MilvusKnowledgeStore
+from reference._hits import candidates
+from reference._schema import ABSENT
+
+ANY_FLOAT = st.floats(-5, 5) | st.sampled_from([math.inf, -math.inf, math.nan, 1e308])
+entities = st.fixed_dictionaries(
+    {
+        "doc_id": st.sampled_from(["a", "b#1", ""]) | st.integers(0, 2),
+        "chunk_index": st.integers(-1, 3) | st.sampled_from([True, 2.0]),
+        "text": st.sampled_from(["", "refund"]) | st.none(),
+        "category": st.sampled_from(["billing", ABSENT, None]) | st.integers(0, 1),
+        "source_type": st.sampled_from(["faq", ABSENT, None]),
+    }
+)
+
+
+def validated(entities, scores, label, distances):
+    """What the store gave before its fast path: each candidate validated, first bad one named."""
+    rows = [
+        {
+            "docId": e["doc_id"],
+            "chunkIndex": int(e["chunk_index"]),
+            "text": e["text"],
+            "originalRank": rank,
+            "score": float(score),
+            "scoreLabel": label,
+            "rawScore": float(score),
+            "denseDistance": None if distances is None else distances[rank - 1],
+            "category": None if e["category"] == ABSENT else e["category"],
+            "sourceType": None if e["source_type"] == ABSENT else e["source_type"],
+        }
+        for rank, (e, score) in enumerate(zip(entities, scores, strict=True), start=1)
+    ]
+    return TypeAdapter(list[Candidate]).validate_python(rows)
+
+
+def outcome(make, *args):
+    try:
+        made = make(*args)
+    except Exception as exc:  # the comparison is of the error's type and message
+        return type(exc), str(exc)
+    return [(c.model_dump(), c.model_fields_set) for c in made]
+
+
+@given(st.lists(entities, max_size=5), st.data())
+def test_candidates_are_what_validating_each_gives(hits, data) -> None:
+    n = len(hits)
+    good = data.draw(st.booleans())  # half the examples: a clean reply, the fast path's case
+    if good:
+        hits = [{**h, "doc_id": "d", "chunk_index": 1, "text": "t", "category": None} for h in hits]
+    floats = st.floats(0, 5) if good else ANY_FLOAT
+    scores = data.draw(st.lists(floats, min_size=n, max_size=n))
+    distances = data.draw(st.none() | st.lists(floats, min_size=n, max_size=n))
+    label = data.draw(st.sampled_from(["dense", "hybrid"]))
+    assert outcome(candidates, hits, scores, label, distances) == outcome(
+        validated, hits, scores, label, distances
+    )
+
+
+def test_absent_category_reads_as_none_on_the_fast_path() -> None:
+    hit = {"doc_id": "d", "chunk_index": 0, "text": "t", "category": ABSENT, "source_type": ABSENT}
+    [made] = candidates([hit], [0.5], "hybrid", [0.25])
+    assert (made.category, made.source_type, made.dense_distance) == (None, None, 0.25)
+
+
+# -- the query vector ---------------------------------------------------------------------------------
+
+STORE = MilvusKnowledgeStore(None, collection="never_opened", dim=4)  # type: ignore[arg-type]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # numpy, on 1e39
+@pytest.mark.parametrize(
+    "vector",
+    [
+        [0.1, 0.2, 0.3, 1 / 3],
+        (1, 2.5, 3, True),
+        np.array([1.0, 2.0, 3.0, 4.0]),
+        [3e38, 3e38, 0.0, 0.0],
+        [1e39, 0.0, 0.0, 0.0],
+        [math.nan, 0.0, 0.0, 0.0],
+        [math.inf, 0.0, 0.0, 0.0],
+        [1.0, 2.0, 3.0],
+        [[1.0], [2.0], [3.0], [4.0]],
+        ["a", "b", "c", "d"],
+    ],
+)
+def test_the_query_vector_is_checked_and_sent_as_numpy_reads_it(vector) -> None:
+    try:
+        expected = STORE._query_array(vector)
+    except Exception as exc:
+        with pytest.raises(type(exc), match=str(exc).replace("(", r"\(").replace(")", r"\)")):
+            STORE._query(vector)
+        return
+    array, sent = STORE._query(vector)
+    assert array.dtype == np.float32
+    assert np.array_equal(array, expected)
+    # pymilvus packs what it is sent to float32: the engine gets the vector the distances use.
+    assert struct.pack("4f", *sent) == expected.tobytes()
