@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="what else was running on the machine, recorded in RESULTS.md beside the load average",
     )
+    run.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="let the scheduler place the client and the engine while queries are timed (default: the "
+        "client on the first core, the engine on the others, as beside a remote server)",
+    )
     run.add_argument("--index", choices=("HNSW", "FLAT"), default="HNSW", help="dense index type")
     run.add_argument("--seed", type=int, default=0, help="corpus and query seed")
     run.add_argument("--pp-sizes", type=_ints, default=[20, 100, 1000, 10000], help="post-process batches")
@@ -126,6 +133,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
             warmup=args.warmup,
             index=args.index,
             seed=args.seed,
+            pin=args.pin,
             # An engine given fewer queries (a slow one) gets a profile of a quarter of them.
             profile_queries=min(args.profile_queries, max(5, per_engine[engine] // 4))
             if engine in per_engine

@@ -21,6 +21,7 @@ from conformance.engines._local import LOCAL_ENGINES, start_local_engine
 from reference import MilvusKnowledgeStore, Settings, StoreError, lookup_knowledge
 from reference._schema import DENSE_FIELD, DOC_FIELD, INDEX_FIELD, OUTPUT_FIELDS, SPARSE_FIELD
 
+from ._affinity import separate_cores
 from ._corpus import Query, build_corpus, build_queries
 from ._legacy import LegacyPipeline, ParallelProbeLegacy
 from ._profile import client_time, profile_calls
@@ -131,16 +132,19 @@ def run_retrieval(
     index: str,
     seed: int,
     profile_queries: int,
+    pin: bool = True,
 ) -> dict[str, Any]:
     """Build the corpus, start (or reach) the engine, ingest, time every variant; the figures as a dict.
 
-    An engine that cannot be started or cannot hold the collection gives ``{"not_run": why}``.
+    With ``pin``, queries are timed with this process and the engine on separate cores
+    (:mod:`benchmarks._affinity`). An engine that cannot be started or cannot hold the collection gives
+    ``{"not_run": why}``.
     """
     tag = f"[{milvus} {size:,}]"
     started = time.perf_counter()
     index, index_note = _INDEX_INSTEAD.get((milvus, index), (index, None))
     try:
-        figures = _measure(milvus, size, tag, queries, warmup, index, seed, profile_queries)
+        figures = _measure(milvus, size, tag, queries, warmup, index, seed, profile_queries, pin)
     except (EngineError, StoreError) as exc:
         say(f"{tag} not run: {exc}")
         return {"engine": milvus, "size": size, "not_run": str(exc).splitlines()[0][:400]}
@@ -151,7 +155,15 @@ def run_retrieval(
 
 
 def _measure(
-    milvus: str, size: int, tag: str, queries: int, warmup: int, index: str, seed: int, profile_queries: int
+    milvus: str,
+    size: int,
+    tag: str,
+    queries: int,
+    warmup: int,
+    index: str,
+    seed: int,
+    profile_queries: int,
+    pin: bool,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     corpus = build_corpus(size, seed=seed)
@@ -177,7 +189,9 @@ def _measure(
         store.client.flush(store.collection)  # what an ingest job does before serving: seal, index
         flush_s = time.perf_counter() - t0
         index_s = _wait_for_indexes(store, tag)
-        with ThreadPoolExecutor(max_workers=1) as pool:
+        with separate_cores(engine.pid, enabled=pin) as affinity, ThreadPoolExecutor(max_workers=1) as pool:
+            if affinity["pinned"]:
+                say(f"{tag} client on cores {affinity['client_cores']}, engine on {affinity['engine_cores']}")
             variants = _variants(store, settings, pool)
             with Progress(f"{tag} queries x{len(variants)}", len(asked)) as bar:
                 samples = interleave(
@@ -196,6 +210,7 @@ def _measure(
                 "warmup_queries": warmup,
                 "k": settings.retrieve_k,
                 "index": index,
+                "affinity": affinity,
                 "ingest": {
                     "rows": size,
                     "seconds": round(ingest_s, 3),

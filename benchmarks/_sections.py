@@ -31,6 +31,7 @@ METHOD = """\
 - The variants run on the same collection, client and k, interleaved query by query, the order
   rotated per query. `client CPU` is this process's CPU time per query (all threads); `engine CPU`
   is the Milvus process's, read from /proc around each call (10 ms ticks: meaningful as a mean).
+- Cores: {pinning}
 - `lookup` is `reference.lookup_knowledge` in hybrid mode. `bare_hybrid_same_fields` sends the same
   `hybrid_search` (sub-requests, RRF k, limit, output fields with the dense vector) and leaves the
   result untouched; `bare_hybrid_ids_only` asks for ids only. `legacy_*` is `LegacyPipeline` from
@@ -66,9 +67,18 @@ def _queries(config: dict[str, Any]) -> str:
 def method(config: dict[str, Any]) -> list[str]:
     """How the figures were measured."""
     sizes = ", ".join(f"{s:,}" for s in config["sizes"])
-    return [
-        METHOD.format(sizes=sizes, seed=config["seed"], queries=_queries(config), warmup=config["warmup"])
-    ]
+    pinning = (
+        "while queries are timed, this process runs on the first core and the engine on the others "
+        "(`benchmarks/_affinity.py`), as beside a remote server; left to the scheduler on a small "
+        "machine, the client's work after each reply shares a core with the engine's threads."
+        if config.get("pin", False)
+        else "not pinned (`--no-pin`, or a run before pinning existed): the scheduler placed the client "
+        "and the engine."
+    )
+    text = METHOD.format(
+        sizes=sizes, seed=config["seed"], queries=_queries(config), warmup=config["warmup"], pinning=pinning
+    )
+    return [text]
 
 
 def _ratio(label: str, r: dict[str, Any], target: str) -> list[Any]:
@@ -117,6 +127,11 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
         f"- {r['engine']} {r['size']:,}: {r['index']} index: {r['index_note']}"
         for r in runs
         if r.get("index_note")
+    ]
+    notes += [
+        f"- {r['engine']} {r['size']:,}: cores not separated: {r['affinity']['why']}"
+        for r in runs
+        if "not_run" not in r and not r.get("affinity", {}).get("pinned", True)
     ]
     return [
         "## Engines side by side",

@@ -18,6 +18,7 @@ import numpy as np
 
 __all__ = [
     "Samples",
+    "descendants",
     "engine_cpu_seconds",
     "interleave",
     "peak_rss_mb",
@@ -38,7 +39,8 @@ class Samples:
     results: list[Any] = field(default_factory=list)
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux; just ``pid`` where /proc cannot tell)."""
     found, todo = [], [pid]
     while todo:
         current = todo.pop()
@@ -56,7 +58,7 @@ def engine_cpu_seconds(pid: int | None) -> float:
     if pid is None:
         return 0.0
     total = 0
-    for each in _descendants(pid):
+    for each in descendants(pid):
         try:
             # Fields after the command name (which may hold spaces) start after the last ')'.
             fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
@@ -71,7 +73,7 @@ def peak_rss_mb(pid: int | None) -> dict[str, float | None]:
     if pid is None:
         return {"vmhwm_mb": None, "vmrss_mb": None}
     out = {"vmhwm_mb": 0.0, "vmrss_mb": 0.0}
-    for each in _descendants(pid):
+    for each in descendants(pid):
         try:
             lines = Path(f"/proc/{each}/status").read_text().splitlines()
         except OSError:

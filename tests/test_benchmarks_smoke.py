@@ -73,6 +73,8 @@ def test_every_retrieval_figure_is_there(outcome: tuple[dict, str]) -> None:
     assert set(run["evidence_diff"]) >= {"top5_set_differs", "top5_order_differs"}
     assert run["ingest"]["rows_per_s"] > 0
     assert run["engine_memory"]["vmhwm_mb"] > 0
+    # Queries are timed with the client and the engine on separate cores, or the run says why not.
+    assert run["affinity"]["pinned"] or run["affinity"]["why"]
     # The client profile of every run: lookup's own time by part, the engine's reply wait among them.
     parts = run["client_time"]["ms_per_call"]
     assert parts["waiting for the engine's reply (gRPC)"] > 0
