@@ -35,7 +35,11 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
     """
     lazy = getattr(hits, "lazy_field_data", None)
     if isinstance(hits, list) and lazy is not None and not getattr(hits, "has_materialized", True):
-        field = next((f for f in lazy if f.field_name == DENSE_FIELD), None)
+        field = None
+        for each in lazy:
+            if each.field_name == DENSE_FIELD:
+                field = each
+                break
         raw = list.__iter__(hits)  # the hits as stored: iterating the HybridHits would decode them
         if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
             count, start = len(hits), int(hits.start)
@@ -59,7 +63,6 @@ def _candidate_list() -> TypeAdapter[list[Candidate]]:
 
 
 _SCALARS = itemgetter(DOC_FIELD, INDEX_FIELD, TEXT_FIELD, CATEGORY_FIELD, SOURCE_FIELD)
-_STR, _INT, _FLOAT, _OPTIONAL_STR = {str}, {int}, {float}, {str, type(None)}
 
 
 def candidates(
@@ -67,42 +70,15 @@ def candidates(
 ) -> list[Candidate]:
     """Candidates in engine order (``originalRank`` 1..n).
 
-    The store's schema fixes every field's type, so a reply normally holds only valid candidates. A few
-    passes over the whole reply confirm it (every value of its type, ids not empty, chunk indexes not
-    negative, scores finite) and the candidates are then made without validating each one again;
-    anything else is validated candidate by candidate, and the first bad one is named.
+    The store's schema fixes every field's type, so a reply normally holds only valid candidates: one
+    pass confirms it (every value of its type, ids not empty, chunk indexes not negative, scores
+    finite) while it builds them, without validating each one again. Anything else is validated
+    candidate by candidate, and the first bad one is named.
     """
-    if not entities and not scores:
-        return []
+    rows = _plain_rows(entities, scores, label, distances)
+    if rows is not None:
+        return trusted_all(Candidate, rows)
     dense = [None] * len(scores) if distances is None else distances
-    try:
-        docs, chunks, texts, categories, sources = zip(*map(_SCALARS, entities), strict=True)
-    except (KeyError, ValueError):  # a field missing from the reply: the path below names it
-        pass
-    else:
-        if ABSENT in categories or ABSENT in sources:
-            categories, sources = tuple(map(_present, categories)), tuple(map(_present, sources))
-        if _all_valid(docs, chunks, texts, scores, distances, categories, sources):
-            return trusted_all(
-                Candidate,
-                [
-                    {
-                        "doc_id": doc,
-                        "chunk_index": chunk,
-                        "text": text,
-                        "original_rank": rank,
-                        "score": score,
-                        "score_label": label,
-                        "raw_score": score,
-                        "dense_distance": distance,
-                        "category": category,
-                        "source_type": source,
-                    }
-                    for rank, doc, chunk, text, score, distance, category, source in zip(
-                        count(1), docs, chunks, texts, scores, dense, categories, sources
-                    )
-                ],
-            )
     return _candidate_list().validate_python(
         [
             {
@@ -124,28 +100,54 @@ def candidates(
     )
 
 
-def _all_valid(
-    docs: tuple[Any, ...],
-    chunks: tuple[Any, ...],
-    texts: tuple[Any, ...],
-    scores: list[Any],
-    distances: list[Any] | None,
-    categories: tuple[Any, ...],
-    sources: tuple[Any, ...],
-) -> bool:
-    """What validating each candidate would find, for the whole reply at once: nothing wrong, and
-    nothing to convert (the engine's ints and floats as they are)."""
-    return (
-        len(docs) == len(scores)
-        and set(map(type, docs)) <= _STR
-        and all(docs)
-        and set(map(type, chunks)) <= _INT
-        and min(chunks, default=0) >= 0
-        and set(map(type, texts)) <= _STR
-        and set(map(type, categories)) <= _OPTIONAL_STR
-        and set(map(type, sources)) <= _OPTIONAL_STR
-        and set(map(type, scores)) <= _FLOAT
+def _plain_rows(
+    entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
+) -> list[dict[str, Any]] | None:
+    """Each candidate's fields, or ``None`` if any value would need converting or fail validation."""
+    if len(entities) != len(scores) or (distances is not None and len(distances) != len(scores)):
+        return None
+    try:
         # A NaN or an infinity makes a sum non-finite; a finite sum means every value is finite.
-        and math.isfinite(sum(scores))
-        and (distances is None or (set(map(type, distances)) <= _FLOAT and math.isfinite(sum(distances))))
-    )
+        if not (math.isfinite(sum(scores)) and (distances is None or math.isfinite(sum(distances)))):
+            return None
+    except TypeError:
+        return None
+    rows = []
+    append = rows.append
+    dense = repeat(None) if distances is None else distances
+    for rank, entity, score, distance in zip(count(1), entities, scores, dense):
+        try:
+            doc, chunk, text, category, source = _SCALARS(entity)
+        except (KeyError, TypeError):
+            return None
+        if category == ABSENT:  # how a store on an engine without nullable fields keeps a null
+            category = None
+        if source == ABSENT:
+            source = None
+        if not (
+            type(doc) is str
+            and doc
+            and type(chunk) is int
+            and chunk >= 0
+            and type(text) is str
+            and type(score) is float
+            and (distance is None or type(distance) is float)
+            and (category is None or type(category) is str)
+            and (source is None or type(source) is str)
+        ):
+            return None
+        append(
+            {
+                "doc_id": doc,
+                "chunk_index": chunk,
+                "text": text,
+                "original_rank": rank,
+                "score": score,
+                "score_label": label,
+                "raw_score": score,
+                "dense_distance": distance,
+                "category": category,
+                "source_type": source,
+            }
+        )
+    return rows

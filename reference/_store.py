@@ -12,6 +12,7 @@ require) the Milvus client.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 import struct
@@ -62,6 +63,14 @@ SearchMode = Literal["dense", "hybrid"]
 IndexType = Literal["FLAT", "HNSW"]
 # Schema variants, richest first: (nullable fields, BM25). The first the engine takes and keeps wins.
 _VARIANTS = ((True, True), (False, True), (True, False), (False, False))
+
+
+@functools.cache
+def _search_types() -> tuple[Any, Any]:
+    """pymilvus's request and ranker classes, imported once (on the first hybrid search)."""
+    from pymilvus import AnnSearchRequest, RRFRanker
+
+    return AnnSearchRequest, RRFRanker
 
 
 class InvalidQueryError(StoreError):
@@ -423,7 +432,7 @@ class MilvusKnowledgeStore:
     def _hybrid(
         self, text: str, vector: np.ndarray, sent: list[float], k: int, expr: str, rrf_k: int
     ) -> list[Candidate]:
-        from pymilvus import AnnSearchRequest, RRFRanker
+        AnnSearchRequest, RRFRanker = _search_types()  # noqa: N806 - classes
 
         requests = [
             AnnSearchRequest(
@@ -460,7 +469,7 @@ class MilvusKnowledgeStore:
 
     def _engine(self, what: str, *, feature: str | None = None) -> AbstractContextManager[None]:
         """Engine failures while the store does ``what`` become :class:`StoreError` (see
-        :func:`~reference._store_errors.engine_errors`)."""
+        :class:`~reference._store_errors.engine_errors`)."""
         return engine_errors(
             what,
             collection=self.collection,
