@@ -58,9 +58,11 @@ _PARTS = (
     ("gRPC and protobuf, client side", ("grpc/", "google/", "protobuf")),
     ("pydantic validation", ("pydantic",)),
     ("numpy", ("numpy",)),
-    ("reference: store (search, result to candidates)", ("reference/_store.py", "reference/_engine.py")),
+    ("reference: store (search, result to candidates)", ("reference/_store.py", "reference/_engine.py",
+                                                          "reference/_hits.py", "reference/_store_e")),
     ("reference: post-process and normalizer", ("reference/_postprocess.py", "reference/_quality.py",
-                                                "reference/_labels.py", "reference/_models.py")),
+                                                "reference/_labels.py")),
+    ("reference: making the models (candidates, blocks, results)", ("reference/_models.py",)),
     ("reference: lookup_knowledge", ("reference/_lookup.py",)),
     ("benchmark harness", ("benchmarks/",)),
 )  # fmt: skip
