@@ -21,6 +21,7 @@ change order, quality, level or gates.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from itertools import repeat
 from math import isfinite
@@ -57,6 +58,7 @@ _LABELS_OF = {
     )
     for canonical in CANONICAL_LABELS
 }
+_OVERLAP_REASONS = ("l0_domain_overlap", "l0_entity_overlap", "l0_keyword_overlap", "l0_source_type_match")
 _new_tuple = tuple.__new__  # a DroppedCandidate from its fields' tuple, without a Python frame
 _is_dropped = itemgetter(3)  # (doc, chunk, rank, reason): a reason means dropped
 
@@ -269,18 +271,22 @@ class _HintTerms(NamedTuple):
 
     def reasons(self, text: str, source_type: str | None) -> tuple[str, ...]:
         """Explanations only, worth zero points: which L0 hints the chunk text or metadata mention."""
-        reasons = ["retrieval_rank"]
+        domain = entity = keyword = False
         if self.domain or self.entities or self.keywords:
             text = text.casefold()
-            if self.domain and self.domain in text:
-                reasons.append("l0_domain_overlap")
-            if any(map(text.__contains__, self.entities)):
-                reasons.append("l0_entity_overlap")
-            if any(map(text.__contains__, self.keywords)):
-                reasons.append("l0_keyword_overlap")
-        if self.source_type and source_type == self.source_type:
-            reasons.append("l0_source_type_match")
-        return tuple(reasons)
+            domain = bool(self.domain) and self.domain in text
+            entity = any(map(text.__contains__, self.entities))
+            keyword = any(map(text.__contains__, self.keywords))
+        source = self.source_type is not None and source_type == self.source_type
+        return _REASONS[domain, entity, keyword, source]
 
 
+# Every combination of hint overlaps, its hitReasons made once: (domain, entity, keyword, sourceType).
+_REASONS = {
+    flags: (
+        "retrieval_rank",
+        *(reason for reason, on in zip(_OVERLAP_REASONS, flags, strict=True) if on),
+    )
+    for flags in itertools.product((False, True), repeat=4)
+}
 _RANK_ONLY = ("retrieval_rank",)
