@@ -14,6 +14,7 @@ __all__ = [
     "InvalidEvidenceIdError",
     "InvalidLimitError",
     "InvalidMaxL2DistanceError",
+    "InvalidQueryError",
     "InvalidRankError",
     "InvalidScoreError",
     "InvalidSettingError",
@@ -87,6 +88,10 @@ class InvalidLimitError(InvalidSettingError):
 
 class StoreError(RetrievalQualityError):
     """The Milvus store could not do what was asked."""
+
+
+class InvalidQueryError(StoreError):
+    """A query the store cannot run: wrong vector dimension, non-finite vector or unknown mode."""
 
 
 class EngineFeatureError(StoreError):

@@ -34,7 +34,14 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
     the caller's to change.
     """
     lazy = getattr(hits, "lazy_field_data", None)
-    if isinstance(hits, list) and lazy is not None and not getattr(hits, "has_materialized", True):
+    start, scores = getattr(hits, "start", None), getattr(hits, "distances", None)
+    if (
+        isinstance(hits, list)
+        and lazy is not None
+        and start is not None
+        and scores is not None
+        and not getattr(hits, "has_materialized", True)
+    ):
         field = None
         for each in lazy:
             if each.field_name == DENSE_FIELD:
@@ -42,16 +49,16 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
                 break
         raw = list.__iter__(hits)  # the hits as stored: iterating the HybridHits would decode them
         if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
-            count, start = len(hits), int(hits.start)
+            count, first = len(hits), int(start)
             flat = np.array(field.vectors.float_vector.data, dtype=np.float32)
-            stored = flat.reshape(-1, dim)[start : start + count]
+            stored = flat.reshape(-1, dim)[first : first + count]
             try:
                 entities = list(map(dict.__getitem__, raw, repeat("entity")))
             except (TypeError, KeyError):
                 pass  # not the dict hits this pymilvus makes: read them as any other result
             else:
                 if len(stored) == count == len(entities):
-                    return entities, list(hits.distances), stored
+                    return entities, list(scores), stored
     read = list(hits)
     stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
     return [hit["entity"] for hit in read], [hit["distance"] for hit in read], stored.reshape(-1, dim)
@@ -112,7 +119,7 @@ def _plain_rows(
             return None
     except TypeError:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     append = rows.append
     dense = repeat(None) if distances is None else distances
     for rank, entity, score, distance in zip(count(1), entities, scores, dense):

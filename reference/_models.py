@@ -261,7 +261,8 @@ def trusted_all(cls: type[_M], rows: Iterable[dict[str, Any]]) -> list[_M]:
     """:func:`trusted` for each row, every row giving every field: one call for a whole reply."""
     if not _CAN_SET_STATE:
         return [cls.model_validate(values, by_name=True) for values in rows]
-    new, names, out = cls.__new__, _field_names(cls), []
+    new, names = cls.__new__, _field_names(cls)
+    out: list[_M] = []
     append = out.append
     for values in rows:
         instance = new(cls)

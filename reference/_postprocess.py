@@ -21,9 +21,8 @@ change order, quality, level or gates.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
-from itertools import repeat
+from itertools import product, repeat
 from math import isfinite
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
@@ -42,7 +41,7 @@ from ._models import (
     trusted,
     trusted_all,
 )
-from ._quality import _CANONICAL, NEGATIVE_DISTANCE_TOLERANCE, check_max_l2, normalize_all, to_quality_score
+from ._quality import NEGATIVE_DISTANCE_TOLERANCE, check_max_l2, normalize_all, to_quality_score
 from ._settings import Settings
 
 __all__ = ["completeness_for", "is_low_quality", "post_process", "relevance_for"]
@@ -240,8 +239,7 @@ def _blocks(
                 "original_rank": fields["original_rank"],
                 "quality_score": quality,
                 "score": fields["score"],
-                "score_label": _CANONICAL.get(fields["score_label"])
-                or canonicalize_label(fields["score_label"]),
+                "score_label": canonicalize_label(fields["score_label"]),
                 "dense_distance": fields["dense_distance"],
                 "excerpt": text[:excerpt],
                 "category": fields["category"],
@@ -287,6 +285,6 @@ _REASONS = {
         "retrieval_rank",
         *(reason for reason, on in zip(_OVERLAP_REASONS, flags, strict=True) if on),
     )
-    for flags in itertools.product((False, True), repeat=4)
+    for flags in product((False, True), repeat=4)
 }
 _RANK_ONLY = ("retrieval_rank",)

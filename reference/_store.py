@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import re
-import struct
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -29,6 +27,7 @@ from ._errors import (
     EmptyIngestError,
     IngestError,
     InvalidLimitError,
+    InvalidQueryError,
     MilvusUnavailableError,
     StoreError,
 )
@@ -53,6 +52,7 @@ from ._schema import (
 )
 from ._settings import Settings
 from ._store_errors import describe, engine_errors, redact_uri, scrub
+from ._vectors import prepared_query, squared_l2
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
@@ -71,10 +71,6 @@ def _search_types() -> tuple[Any, Any]:
     from pymilvus import AnnSearchRequest, RRFRanker
 
     return AnnSearchRequest, RRFRanker
-
-
-class InvalidQueryError(StoreError):
-    """A query the store cannot run: wrong vector dimension, non-finite vector or unknown mode."""
 
 
 class MilvusKnowledgeStore:
@@ -367,7 +363,7 @@ class MilvusKnowledgeStore:
             raise InvalidQueryError(f"search mode is {mode!r}; use 'dense' or 'hybrid'")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidLimitError("rag.retrieve-k", f"is {k!r}; search needs k of at least 1")
-        vector, sent = self._query(query_vector)
+        vector, sent = prepared_query(query_vector, self.dim, self.collection)
         self._require_collection()
         if mode == "hybrid":
             assert self._features is not None
@@ -377,37 +373,6 @@ class MilvusKnowledgeStore:
             return self._dense(sent, k, expr)
         rrf_k = self.settings.rrf_k if rrf_k is None else rrf_k
         return self._hybrid(query_text, vector, sent, k, expr, rrf_k)
-
-    def _query(self, query_vector: Sequence[float]) -> tuple[np.ndarray, list[float]]:
-        """The query vector as float32 (for distances) and as the list the engine is sent.
-
-        The engine gets the list as it was given: pymilvus packs it to float32 as numpy rounds it, so
-        the engine sees the same vector the distances use. A list or tuple of numbers is packed once to
-        check it (the common case, a few microseconds); anything else, or a vector that fails that
-        check, goes through numpy, which says what is wrong with it.
-        """
-        if type(query_vector) in (list, tuple):
-            try:
-                packed = struct.pack(f"<{self.dim}f", *query_vector)
-                finite = math.isfinite(sum(query_vector))  # NaN or infinity makes the sum non-finite
-            except (struct.error, OverflowError, TypeError):
-                pass  # the wrong length, a value too large for float32, or not a number
-            else:
-                if finite:
-                    return np.frombuffer(packed, dtype="<f4"), list(query_vector)
-        vector = self._query_array(query_vector)
-        return vector, vector.tolist()
-
-    def _query_array(self, query_vector: Sequence[float]) -> np.ndarray:
-        vector = np.asarray(query_vector, dtype=np.float32)
-        if vector.shape != (self.dim,):
-            raise InvalidQueryError(
-                f"query vector has shape {vector.shape}, collection {self.collection!r} expects "
-                f"({self.dim},); embed the query with the model used at ingest"
-            )
-        if not np.all(np.isfinite(vector)):
-            raise InvalidQueryError("query vector holds NaN or infinity; every component must be finite")
-        return vector
 
     def _dense_params(self, k: int) -> dict[str, Any]:
         # HNSW needs ef >= k on the server; FLAT takes no search parameters.
@@ -457,13 +422,8 @@ class MilvusKnowledgeStore:
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
-        entities, scores, stored = hybrid_hits(result[0], self.dim)
-        # Squared L2 in float32 for every hit at once, bit for bit what a sum per hit gives; in place, as
-        # the stored vectors are not needed after this.
-        diff = np.subtract(stored, vector, out=stored)
-        squares = np.multiply(diff, diff, out=diff)
-        distances = cast(list[float], np.add.reduce(squares, axis=1, dtype=np.float32).tolist())
-        return candidates(entities, scores, "hybrid", distances)
+        entities, scores, stored = hybrid_hits(result[0], self.dim)  # stored: a new array, ours to reuse
+        return candidates(entities, scores, "hybrid", squared_l2(stored, vector))
 
     # -- errors -----------------------------------------------------------------------------------
 

@@ -36,9 +36,9 @@ class engine_errors:  # noqa: N801 - used as a context manager, named like one m
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
         if exc is None or isinstance(exc, RetrievalQualityError) or not isinstance(exc, Exception):
-            return False  # nothing happened, or ours (already says what), or not an error at all
+            return  # nothing happened, or ours (already says what), or not an error at all
         import grpc
         from pymilvus.exceptions import MilvusException
 
@@ -51,7 +51,7 @@ class engine_errors:  # noqa: N801 - used as a context manager, named like one m
                 engine_version=self.engine_version(),
             ) from exc
         if not isinstance(exc, MilvusException | grpc.RpcError | ConnectionError | OSError):
-            return False  # a bug, not an engine failure: keep its type and traceback
+            return  # a bug, not an engine failure: keep its type and traceback
         raise StoreError(
             f"Milvus could not {what} (collection {collection!r}): "
             f"{scrub(describe(exc), self.secret)}; check that the engine is up and the collection "

@@ -12,9 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from reference import Candidate, MilvusKnowledgeStore
+from reference import Candidate
 from reference._hits import candidates
 from reference._schema import ABSENT
+from reference._vectors import checked_array, prepared_query
 
 ANY_FLOAT = st.floats(-5, 5) | st.sampled_from([math.inf, -math.inf, math.nan, 1e308])
 entities = st.fixed_dictionaries(
@@ -79,8 +80,6 @@ def test_absent_category_reads_as_none_on_the_fast_path() -> None:
 
 # -- the query vector ---------------------------------------------------------------------------------
 
-STORE = MilvusKnowledgeStore(None, collection="never_opened", dim=4)  # type: ignore[arg-type]
-
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # numpy, on 1e39
 @pytest.mark.parametrize(
@@ -100,12 +99,12 @@ STORE = MilvusKnowledgeStore(None, collection="never_opened", dim=4)  # type: ig
 )
 def test_the_query_vector_is_checked_and_sent_as_numpy_reads_it(vector) -> None:
     try:
-        expected = STORE._query_array(vector)
+        expected = checked_array(vector, 4, "c")
     except Exception as exc:
         with pytest.raises(type(exc), match=str(exc).replace("(", r"\(").replace(")", r"\)")):
-            STORE._query(vector)
+            prepared_query(vector, 4, "c")
         return
-    array, sent = STORE._query(vector)
+    array, sent = prepared_query(vector, 4, "c")
     assert array.dtype == np.float32
     assert np.array_equal(array, expected)
     # pymilvus packs what it is sent to float32: the engine gets the vector the distances use.
