@@ -19,6 +19,7 @@ from reference._schema import (
     TEXT_FIELD,
     category_filter,
 )
+from reference._vectors import checked_array
 from tests.miniatures.from_the_spec import FromTheSpec, evidence_key
 
 __all__ = [
@@ -95,7 +96,7 @@ class DenseSearchThenQueryByKey(FromTheSpec):
         if request.mode != "dense":
             return super().engine_search(request)
         store = self._prepared()
-        vector = store._query_array(request.query_vector)  # the store's own checks, typed errors
+        vector = checked_array(request.query_vector, store.dim, store.collection)  # the store's checks
         found = store.client.search(
             store.collection,
             data=[vector.tolist()],
@@ -141,7 +142,7 @@ class FilterOnDenseLegOnly(FromTheSpec):
         from pymilvus import AnnSearchRequest, RRFRanker
 
         store = self._prepared()
-        vector = store._query_array(request.query_vector)
+        vector = checked_array(request.query_vector, store.dim, store.collection)
         legs = [
             AnnSearchRequest(
                 data=[vector.tolist()],
