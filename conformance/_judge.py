@@ -160,14 +160,7 @@ class Judge:
     def _search_faults(self, request: LookupRequest) -> list[model.Violation]:
         """What the implementation's own search breaks for the searches this lookup makes."""
         for category in dict.fromkeys((request.category, None)):
-            search = SearchRequest(
-                query_text=request.query_text,
-                query_vector=request.query_vector,
-                mode=request.mode,
-                k=request.retrieve_k,
-                category=category,
-                rrf_k=request.rrf_k,
-            )
+            search = request.search(category)
             with self._recording() as calls:
                 reply: SearchReply = ask(self.implementation, "search", search, expect=SearchReply)
             found = model.check_search(search, reply, search_truth(self._need_oracle(), search))
@@ -277,14 +270,7 @@ def lookup_truth(oracle: MilvusOracle, request: LookupRequest) -> model.LookupTr
     """The candidates each attempt of ``request`` gets from a conforming search, as post-process input."""
 
     def attempt(category: str | None) -> model.Attempt:
-        search = SearchRequest(
-            query_text=request.query_text,
-            query_vector=request.query_vector,
-            mode=request.mode,
-            k=request.retrieve_k,
-            category=category,
-            rrf_k=request.rrf_k,
-        )
+        search = request.search(category)
         truth = search_truth(oracle, search)
         if any(end - start > 1 for start, end in model.tie_groups(truth.ranking)):
             # Engines order tied chunks differently, so a tie makes originalRank ambiguous.

@@ -292,6 +292,17 @@ class LookupRequest(Wire):
     hints: Hints = Field(default_factory=Hints)
     config: PostProcessConfig = Field(default_factory=PostProcessConfig)
 
+    def search(self, category: str | None) -> SearchRequest:
+        """The search one attempt of this lookup makes: filtered to ``category``, or unfiltered (None)."""
+        return SearchRequest(
+            query_text=self.query_text,
+            query_vector=self.query_vector,
+            mode=self.mode,
+            k=self.retrieve_k,
+            category=category,
+            rrf_k=self.rrf_k,
+        )
+
 
 class LookupReply(PostProcessReply):
     """The post-process reply of the result that was used, and which path produced it."""

@@ -244,14 +244,7 @@ class Miniature(ReferenceAdapter):
 
     def lookup(self, request: LookupRequest) -> LookupReply:
         def attempt(category: str | None) -> tuple[tuple[WireCandidate, ...], PostProcessReply]:
-            search = SearchRequest(
-                query_text=request.query_text,
-                query_vector=request.query_vector,
-                mode=request.mode,
-                k=request.retrieve_k,
-                category=category,
-                rrf_k=request.rrf_k,
-            )
+            search = request.search(category)
             candidates = tuple(self.search_candidates(search))
             reply = self.post_process(
                 PostProcessRequest(candidates=candidates, hints=request.hints, config=request.config)

@@ -248,14 +248,7 @@ class FromTheSpec(ReferenceAdapter):
         return {key: getattr(candidate, key) for key in HIT_FIELDS}
 
     def retrieve(self, request: LookupRequest, category: str | None) -> list[WireCandidate]:
-        search = SearchRequest(
-            query_text=request.query_text,
-            query_vector=request.query_vector,
-            mode=request.mode,
-            k=request.retrieve_k,
-            category=category,
-            rrf_k=request.rrf_k,
-        )
+        search = request.search(category)
         return [WireCandidate.model_validate(c.model_dump()) for c in self.engine_search(search)]
 
     def attempt(self, request: LookupRequest, category: str | None) -> PostProcessReply:
