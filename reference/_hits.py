@@ -30,8 +30,8 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
     a Python list of floats: more client time than the rest of a lookup. Where the result is pymilvus's
     lazy ``HybridHits`` (a list of dict hits), the vectors come from the reply in one numpy conversion
     and the scalar fields from the undecoded hits, read as the plain list and dicts they are; any other
-    result (another pymilvus) is read hit by hit, to the same values. The vectors' array is a new one,
-    the caller's to change.
+    result (another pymilvus) is read hit by hit, to the same values. The vectors' array may be
+    read-only.
     """
     lazy = getattr(hits, "lazy_field_data", None)
     start, scores = getattr(hits, "start", None), getattr(hits, "distances", None)
@@ -49,9 +49,8 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
                 break
         raw = list.__iter__(hits)  # the hits as stored: iterating the HybridHits would decode them
         if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
-            count, first = len(hits), int(start)
-            flat = np.array(field.vectors.float_vector.data, dtype=np.float32)
-            stored = flat.reshape(-1, dim)[first : first + count]
+            count = len(hits)
+            stored = _packed_rows(field.vectors.float_vector, int(start), count, dim)
             try:
                 entities = list(map(dict.__getitem__, raw, repeat("entity")))
             except (TypeError, KeyError):
@@ -62,6 +61,32 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
     read = list(hits)
     stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
     return [hit["entity"] for hit in read], [hit["distance"] for hit in read], stored.reshape(-1, dim)
+
+
+def _packed_rows(floats: Any, first: int, count: int, dim: int) -> np.ndarray:
+    """Rows ``first`` to ``first + count`` of a reply's float vectors (a protobuf ``FloatArray``), or
+    fewer rows when the reply does not hold them all (the caller then reads the hits one by one).
+
+    The array's wire form is the floats themselves: field 1, packed, so one tag byte, the byte length
+    as a varint, then little-endian float32s. Serializing the message copies them in C, and numpy reads
+    the rows straight from those bytes; that is cheaper than converting the repeated field, above all
+    on a reply just received. Anything but that one packed run is converted from the field instead.
+    """
+    packed = floats.SerializeToString()
+    start, length, shift = 1, 0, 0
+    while start < min(len(packed), 6):
+        byte = packed[start]
+        length |= (byte & 0x7F) << shift
+        start, shift = start + 1, shift + 7
+        if byte < 0x80:
+            break
+    if packed[:1] == b"\x0a" and start + length == len(packed) and (first + count) * dim * 4 <= length:
+        rows = np.frombuffer(packed, dtype="<f4", count=count * dim, offset=start + first * dim * 4)
+        return rows.reshape(count, dim)
+    flat = np.array(floats.data, dtype=np.float32)
+    if flat.size % dim:
+        return np.empty((0, dim), dtype=np.float32)
+    return flat.reshape(-1, dim)[first : first + count]
 
 
 @functools.cache

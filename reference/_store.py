@@ -422,7 +422,7 @@ class MilvusKnowledgeStore:
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
             )
-        entities, scores, stored = hybrid_hits(result[0], self.dim)  # stored: a new array, ours to reuse
+        entities, scores, stored = hybrid_hits(result[0], self.dim)
         return candidates(entities, scores, "hybrid", squared_l2(stored, vector))
 
     # -- errors -----------------------------------------------------------------------------------

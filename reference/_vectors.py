@@ -50,7 +50,7 @@ def checked_array(values: Sequence[float], dim: int, collection: str) -> np.ndar
 
 def squared_l2(stored: np.ndarray, vector: np.ndarray) -> list[float]:
     """Squared L2 in float32 from ``vector`` to each row of ``stored``, all at once; bit for bit what a
-    sum per row gives. Computed in place: ``stored`` is the caller's scratch and is overwritten."""
-    diff = np.subtract(stored, vector, out=stored)
+    sum per row gives. ``stored`` is left as it is (it may be read-only)."""
+    diff = np.subtract(stored, vector, dtype=np.float32)
     squares = np.multiply(diff, diff, out=diff)
     return cast(list[float], np.add.reduce(squares, axis=1, dtype=np.float32).tolist())

@@ -109,3 +109,55 @@ def test_the_query_vector_is_checked_and_sent_as_numpy_reads_it(vector) -> None:
     assert np.array_equal(array, expected)
     # pymilvus packs what it is sent to float32: the engine gets the vector the distances use.
     assert struct.pack("4f", *sent) == expected.tobytes()
+
+
+class _Floats:
+    """A stand-in for a reply's ``FloatArray``: its floats and the bytes it serializes to."""
+
+    def __init__(self, data: list[float], wire: bytes) -> None:
+        self.data, self.wire = data, wire
+
+    def SerializeToString(self) -> bytes:
+        return self.wire
+
+
+def _packed(values: list[float]) -> bytes:
+    body = struct.pack(f"<{len(values)}f", *values)
+    length, varint = len(body), bytearray()
+    while True:
+        varint.append((length & 0x7F) | (0x80 if length > 0x7F else 0))
+        length >>= 7
+        if not length:
+            break
+    return b"\x0a" + bytes(varint) + body
+
+
+@given(
+    rows=st.integers(0, 40),
+    dim=st.integers(1, 40),
+    first=st.integers(0, 5),
+    count=st.integers(0, 45),
+)
+def test_reply_vectors_read_from_the_wire_equal_the_converted_field(rows, dim, first, count) -> None:
+    from reference._hits import _packed_rows
+
+    values = np.arange(rows * dim, dtype=np.float32).tolist()
+    expected = np.asarray(values, dtype=np.float32).reshape(-1, dim)[first : first + count]
+    packed = _packed_rows(_Floats(values, _packed(values)), first, count, dim)
+    unpacked_wire = b"".join(b"\x0d" + struct.pack("<f", v) for v in values)  # not one packed run
+    converted = _packed_rows(_Floats(values, unpacked_wire), first, count, dim)
+    assert np.array_equal(converted, expected)
+    assert converted.dtype == np.float32
+    if (first + count) <= rows:  # the wire holds every row asked for
+        assert np.array_equal(packed, expected)
+        assert packed.shape == (count, dim)
+    else:  # fewer rows than asked: the caller sees it and reads the hits one by one
+        assert np.array_equal(packed, expected)
+        assert len(packed) < max(count, 1)
+
+
+def test_reply_vectors_of_a_ragged_field_are_no_rows() -> None:
+    from reference._hits import _packed_rows
+
+    values = [1.0, 2.0, 3.0]
+    assert _packed_rows(_Floats(values, b"\x0d"), 0, 1, 2).shape == (0, 2)
