@@ -112,6 +112,7 @@ def render_markdown(results: dict[str, Any]) -> str:
     out += sections.method(results["config"])
     out += sections.side_by_side(results["retrieval"])
     out += sections.client_time(results["retrieval"])
+    out += sections.stages(results["retrieval"])
     out += sections.retrieval(results["retrieval"])
     out += sections.post_process(results["post_process"])
     out += sections.conformance(results["conformance"])

@@ -26,6 +26,7 @@ from ._corpus import Query, build_corpus, build_queries
 from ._legacy import LegacyPipeline, ParallelProbeLegacy
 from ._profile import client_time, profile_calls
 from ._progress import Progress, say
+from ._stages import stage_times
 from ._stats import interleave, peak_rss_mb, ratio, summarize
 
 __all__ = ["LOOKUP_TARGET", "PIPELINE_TARGET", "PIPELINE_TARGET_SIZE", "run_retrieval"]
@@ -238,6 +239,9 @@ def _measure(
             }
             sample = asked[warmup:][:profile_queries]
             figures["profiles"] = _profiles(figures, variants, sample, tag)
+            if sample:
+                say(f"{tag} timing the lookup's stages on {len(sample)} queries, then replayed warm")
+                figures["stages"] = stage_times(variants["lookup"], store.client, sample)
             if "lookup" in figures["profiles"]:
                 figures["client_time"] = figures["profiles"]["lookup"].pop("client_time")
                 figures["profiles"]["bare_hybrid_same_fields"].pop("client_time", None)

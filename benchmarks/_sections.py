@@ -13,6 +13,7 @@ __all__ = [
     "profiles",
     "retrieval",
     "side_by_side",
+    "stages",
     "stdio",
     "table",
 ]
@@ -140,6 +141,46 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
         "",
         *notes,
         *([""] if notes else []),
+    ]
+
+
+def stages(runs: list[dict[str, Any]]) -> list[str]:
+    """A lookup's stages timed without a profiler: after the engine's reply, and the same replies warm."""
+    measured = [r for r in runs if r.get("stages")]
+    if not measured:
+        return []
+    labels = list(dict.fromkeys(label for r in measured for where in ("engine", "warm")
+                                for label in r["stages"]["us"][where]))  # fmt: skip
+
+    def cell(r: dict[str, Any], label: str) -> str:
+        engine, warm = r["stages"]["us"]["engine"].get(label), r["stages"]["us"]["warm"].get(label)
+        return "-" if engine is None or warm is None else f"{engine:,.0f} / {warm:,.0f}"
+
+    heads = [f"{r['engine']} {r['size']:,} ({r['stages']['queries']} queries)" for r in measured]
+    rows = [[label, *(cell(r, label) for r in measured)] for label in labels]
+    work = "client work (all but the pymilvus call)"
+    slower = [
+        f"{r['engine']} {r['size']:,} {us['engine'][work] / us['warm'][work]:.1f}x"
+        for r in measured
+        if (us := r["stages"]["us"])["warm"].get(work)
+    ]
+    return [
+        "## A lookup's stages, timed",
+        "",
+        "Median microseconds per `lookup` for each stage of the reference (`benchmarks/_stages.py`: two "
+        "clock reads around the function that does it, no profiler), on the profiled queries: first as "
+        "measured, right after the engine's reply, then `/` the same replies replayed from memory, "
+        f"{measured[0]['stages']['replays']} passes, nothing else in between (the same work, warm). "
+        "The pymilvus row is the whole `hybrid_search` call, the engine's time included (replayed: "
+        "none of it). A bare call has its own request building and pymilvus reading, so the client "
+        "work it lacks is about the stages and the rest below it. Right after the reply the same work "
+        "takes longer (" + ", ".join(slower) + "): between one lookup and the next this core runs "
+        "gRPC and pymilvus, and the engine on the other core shares the one L3 cache, so the "
+        "reference's code and data come back from memory. How much of that a server on another "
+        "machine would spare is not measured here.",
+        "",
+        table(["stage", *heads], rows),
+        "",
     ]
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks._stages import STAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {
     "lookup",
@@ -80,6 +82,12 @@ def test_every_retrieval_figure_is_there(outcome: tuple[dict, str]) -> None:
     assert parts["waiting for the engine's reply (gRPC)"] > 0
     assert parts["reference: store (search, result to candidates)"] > 0
     assert set(run["profiles"]) >= {"lookup", "bare_hybrid_same_fields"}
+    # The stages timed without a profiler, on the engine and replayed warm: every stage, every lookup.
+    for where in ("engine", "warm"):
+        us = run["stages"]["us"][where]
+        assert all(us[label] > 0 for label, _, _ in STAGES), us
+        assert us["client work (all but the pymilvus call)"] > 0
+    assert run["stages"]["us"]["engine"]["pymilvus hybrid_search (request, engine, reply)"] > 0
 
 
 def test_every_other_figure_is_there(outcome: tuple[dict, str]) -> None:
@@ -101,7 +109,14 @@ def test_every_other_figure_is_there(outcome: tuple[dict, str]) -> None:
 
 def test_markdown_renders_and_render_round_trips(outcome: tuple[dict, str], tmp_path: Path) -> None:
     results, markdown = outcome
-    headings = ("# Benchmarks", "## Targets", "## Where a lookup's client time goes", "## 1, 2.", "## 3.")
+    headings = (
+        "# Benchmarks",
+        "## Targets",
+        "## Where a lookup's client time goes",
+        "## A lookup's stages, timed",
+        "## 1, 2.",
+        "## 3.",
+    )
     for heading in (*headings, "## 4.", "## 5.", "## 6.", "## Profiles"):
         assert heading in markdown
     (tmp_path / "results.json").write_text(json.dumps(results))
