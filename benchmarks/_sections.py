@@ -174,9 +174,10 @@ def stages(runs: list[dict[str, Any]]) -> list[str]:
         "The pymilvus row is the whole `hybrid_search` call, the engine's time included (replayed: "
         "none of it). A bare call has its own request building and pymilvus reading, so the client "
         "work it lacks is about the stages and the rest below it. Right after the reply the same work "
-        "takes longer (" + ", ".join(slower) + "): between one lookup and the next this core runs "
-        "gRPC and pymilvus, and the engine on the other core shares the one L3 cache, so the "
-        "reference's code and data come back from memory. How much of that a server on another "
+        "takes longer (" + ", ".join(slower) + "), as if its code and data had left the caches: "
+        "between one lookup and the next this core runs gRPC and pymilvus, and the engine on the "
+        "other core shares the one L3 cache. The engine's memory traffic alone does not explain it "
+        "(it scans ten times more at 100,000 chunks), and how much of it a server on another "
         "machine would spare is not measured here.",
         "",
         table(["stage", *heads], rows),

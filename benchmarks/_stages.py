@@ -4,8 +4,8 @@ cProfile slows every Python call, so its shares overstate the reference's part. 
 hybrid lookup is timed with two clock reads around the function that does it, on the measured
 queries, twice: right after the engine's reply (as the interleaved figures run), and again on the same
 replies replayed from memory with nothing else in between (the same work, warm). The gap between the
-two is what running right after the engine costs: meanwhile this core ran gRPC and pymilvus and the
-engine worked through the cache both cores share, so the reference's code and data come from memory.
+two is what running right after the engine costs (meanwhile this core ran gRPC and pymilvus, and the
+engine worked through the cache both cores share).
 
 The stages are looked up by name where the store and ``lookup_knowledge`` call them, and put back
 after; nothing else of the reference changes.
