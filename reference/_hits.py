@@ -28,10 +28,10 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
 
     pymilvus leaves a result's vector fields undecoded until a hit is read, then turns each vector into
     a Python list of floats: more client time than the rest of a lookup. Where the result is pymilvus's
-    lazy ``HybridHits`` (a list of dict hits), the vectors come from the reply in one numpy conversion
-    and the scalar fields from the undecoded hits, read as the plain list and dicts they are; any other
-    result (another pymilvus) is read hit by hit, to the same values. The vectors' array may be
-    read-only.
+    lazy ``HybridHits`` (a list of dict hits), the vectors come from the reply's packed bytes in one
+    numpy read (:func:`_packed_rows`) and the scalar fields from the undecoded hits, read as the plain
+    list and dicts they are; any other result (another pymilvus) is read hit by hit, to the same
+    values. The vectors' array may be read-only.
     """
     lazy = getattr(hits, "lazy_field_data", None)
     start, scores = getattr(hits, "start", None), getattr(hits, "distances", None)
@@ -49,14 +49,14 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
                 break
         raw = list.__iter__(hits)  # the hits as stored: iterating the HybridHits would decode them
         if field is not None and not len(field.valid_data) and field.vectors.dim == dim:
-            count = len(hits)
-            stored = _packed_rows(field.vectors.float_vector, int(start), count, dim)
+            size = len(hits)
+            stored = _packed_rows(field.vectors.float_vector, int(start), size, dim)
             try:
                 entities = list(map(dict.__getitem__, raw, repeat("entity")))
             except (TypeError, KeyError):
                 pass  # not the dict hits this pymilvus makes: read them as any other result
             else:
-                if len(stored) == count == len(entities):
+                if len(stored) == size == len(entities):
                     return entities, list(scores), stored
     read = list(hits)
     stored = np.asarray([hit["entity"][DENSE_FIELD] for hit in read], dtype=np.float32)
