@@ -7,7 +7,6 @@ calibration). pymilvus is imported only when the store talks to Milvus, wordllam
 embedder is built, matplotlib only when plots are drawn.
 """
 
-from ._calibrate import Calibration, calibrate
 from ._embed import (
     Embedder,
     EmbedderError,
@@ -36,11 +35,6 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
-from ._evalplots import PlottingUnavailableError, write_plots
-from ._evalreport import calibration_markdown, evaluation_markdown
-from ._evalrun import EvalRun, load_run, run_evaluation
-from ._evalset import EvalQuery, EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
-from ._evalsummary import EvalSummary, summarize
 from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 from ._lookup import LookupResult, lookup_knowledge
@@ -57,6 +51,25 @@ from ._postprocess import post_process
 from ._quality import rank_to_quality, to_quality_score
 from ._settings import Settings
 from ._store import InvalidQueryError, MilvusKnowledgeStore
+from .evaluation import (
+    Calibration,
+    EvalQuery,
+    EvalRun,
+    EvalSet,
+    EvalSetError,
+    EvalSummary,
+    EvaluationError,
+    PlottingUnavailableError,
+    bundled_eval_paths,
+    calibrate,
+    calibration_markdown,
+    evaluation_markdown,
+    load_eval_set,
+    load_run,
+    run_evaluation,
+    summarize,
+    write_plots,
+)
 
 __all__ = [
     "CANONICAL_LABELS",

@@ -19,7 +19,7 @@ from reference import (
     load_run,
     post_process,
 )
-from reference._evalrun import EvidenceRow, ModeOutcome, QueryOutcome, SourceInfo
+from reference.evaluation._run import EvidenceRow, ModeOutcome, QueryOutcome, SourceInfo
 
 SETTINGS = Settings()
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference._evalmetrics import (
+from reference.evaluation._metrics import (
     binary_scores,
     ndcg_at_k,
     recall_at_k,

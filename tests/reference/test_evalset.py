@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reference import EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
-from reference._evalset import KINDS, read_queries
+from reference.evaluation._dataset import KINDS, read_queries
 
 CORPUS = [
     {"docId": "faq", "chunkIndex": 0, "text": "Refunds take five days.", "category": "billing"},

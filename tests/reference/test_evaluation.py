@@ -27,7 +27,7 @@ from reference import (
     run_evaluation,
     summarize,
 )
-from reference._evalprogress import ProgressBar
+from reference.evaluation._progress import ProgressBar
 
 SETTINGS = Settings()
 

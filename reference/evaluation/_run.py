@@ -25,15 +25,15 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ._embed import Embedder, describe_embedder
-from ._errors import StoreError
-from ._evalmetrics import ndcg_at_k, recall_at_k, reciprocal_rank
-from ._evalset import EvalQuery, EvalSet, EvaluationError, QueryKind, bundled_eval_paths
-from ._lookup import LookupPath, lookup_knowledge
-from ._models import Candidate, EvidenceBlock, RelevanceLevel, _Model
-from ._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
-from ._settings import Settings
-from ._store import MilvusKnowledgeStore
+from .._embed import Embedder, describe_embedder
+from .._errors import StoreError
+from .._lookup import LookupPath, lookup_knowledge
+from .._models import Candidate, EvidenceBlock, RelevanceLevel, _Model
+from .._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
+from .._settings import Settings
+from .._store import MilvusKnowledgeStore
+from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, bundled_eval_paths
+from ._metrics import ndcg_at_k, recall_at_k, reciprocal_rank
 
 __all__ = [
     "EvalRun",

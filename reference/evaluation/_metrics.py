@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from ._models import _Model
+from .._models import _Model
 
 __all__ = [
     "BinaryScores",

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from statistics import fmean
 
-from ._evalmetrics import BinaryScores, binary_scores, ndcg_at_k
-from ._evalrun import EvalRun, QueryOutcome, SearchMode
-from ._evalset import KINDS
-from ._models import RelevanceLevel, _Model
+from .._models import RelevanceLevel, _Model
+from ._dataset import KINDS
+from ._metrics import BinaryScores, binary_scores, ndcg_at_k
+from ._run import EvalRun, QueryOutcome, SearchMode
 
 __all__ = ["EvalSummary", "GateRow", "LabelCheckRow", "RankingRow", "RetryRow", "summarize"]
 

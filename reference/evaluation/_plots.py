@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._calibrate import Calibration, CalibrationCase
-from ._evalset import EvaluationError
+from ._calibration import Calibration, CalibrationCase
+from ._dataset import EvaluationError
 
 __all__ = ["PLOT_FILES", "PlottingUnavailableError", "write_plots"]
 

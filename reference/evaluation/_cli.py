@@ -19,15 +19,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._calibrate import DEFAULT_MAX_L2, Calibration, calibrate
-from ._embed import describe_embedder, make_embedder
-from ._evalprogress import ProgressBar
-from ._evalreport import calibration_markdown, evaluation_markdown, toml_float
-from ._evalrun import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
-from ._evalset import load_eval_set
-from ._evalsummary import summarize
-from ._settings import Settings
-from ._store import MilvusKnowledgeStore, redact_uri
+from .._embed import describe_embedder, make_embedder
+from .._settings import Settings
+from .._store import MilvusKnowledgeStore, redact_uri
+from ._calibration import DEFAULT_MAX_L2, Calibration, calibrate
+from ._dataset import load_eval_set
+from ._progress import ProgressBar
+from ._report import calibration_markdown, evaluation_markdown, toml_float
+from ._run import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
+from ._summary import summarize
 
 __all__ = ["add_commands"]
 
@@ -227,7 +227,7 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
     result = calibrate(run, max_l2_distances=args.max_l2)
     images: dict[str, str] = {}
     if not args.no_plots:
-        from ._evalplots import PLOT_FILES, write_plots
+        from ._plots import PLOT_FILES, write_plots
 
         images = write_plots(result, out)
         written += [out / name for name in PLOT_FILES.values()]
@@ -242,7 +242,7 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
 def _check_plotting() -> None:
     import importlib.util
 
-    from ._evalplots import PlottingUnavailableError
+    from ._plots import PlottingUnavailableError
 
     if importlib.util.find_spec("matplotlib") is None:
         raise PlottingUnavailableError(

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from statistics import median, quantiles
 from typing import Any, Literal
 
-from ._evalmetrics import BinaryScores, binary_scores, threshold_grid
-from ._evalrun import EvalRun, ModeOutcome, SearchMode
-from ._evalset import EvaluationError
-from ._models import _Model
-from ._postprocess import post_process
-from ._settings import Settings
+from .._models import _Model
+from .._postprocess import post_process
+from .._settings import Settings
+from ._dataset import EvaluationError
+from ._metrics import BinaryScores, binary_scores, threshold_grid
+from ._run import EvalRun, ModeOutcome, SearchMode
 
 __all__ = [
     "CRITERION",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from ._calibrate import Calibration, CalibrationCase, Distribution, SweepPoint
-from ._evalmetrics import BinaryScores
-from ._evalrun import EvalRun
-from ._evalsummary import EvalSummary
+from ._calibration import Calibration, CalibrationCase, Distribution, SweepPoint
+from ._metrics import BinaryScores
+from ._run import EvalRun
+from ._summary import EvalSummary
 
 __all__ = ["calibration_markdown", "evaluation_markdown", "toml_float"]
 
