@@ -40,8 +40,8 @@ def add_commands(commands: Any, settings_loader: Any) -> None:
         "evaluate",
         help="run a labelled query set in dense and hybrid mode; write evaluation.json and .md",
         description="Ingest a labelled corpus into a throw-away collection, run every query through "
-        "lookup_knowledge in each mode, and report recall@k, MRR, nDCG@k, the category retry and the "
-        "low-quality gate as a classifier.",
+        "lookup_knowledge in each mode, and report R@k, nDCG@k and RR (trec_eval's), the category "
+        "retry and the low-quality gate as a classifier.",
     )
     _run_options(evaluate)
     evaluate.set_defaults(run=lambda args: _evaluate(args, settings_loader))
@@ -72,7 +72,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=_positive, help="only N queries, taken in turn from each kind")
     parser.add_argument("--modes", type=_modes, default=("dense", "hybrid"), help="dense,hybrid (both)")
     parser.add_argument(
-        "--k", dest="ks", type=_ints, default=DEFAULT_KS, help="cut-offs for recall and nDCG (1,5,10)"
+        "--k", dest="ks", type=_ints, default=DEFAULT_KS, help="cut-offs of R@k and nDCG@k (1,5,10)"
     )
     parser.add_argument(
         "--check-depth",
@@ -196,8 +196,8 @@ def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
         if row.group == "all":
             g = gates[row.mode].scores
             print(
-                f"{row.mode:>6}: MRR {row.metrics['rr']:.3f}, "
-                + ", ".join(f"recall@{k} {row.metrics[f'recall@{k}']:.3f}" for k in run.ks)
+                f"{row.mode:>6}: RR {row.metrics['RR']:.3f}, "
+                + ", ".join(f"R@{k} {row.metrics[f'R@{k}']:.3f}" for k in run.ks)
                 + f"; gate at {gates[row.mode].threshold:.2f}: F1 {_fmt(g.f1)}, J {_fmt(g.youden_j)}"
             )
     return [out / "evaluation.json", out / "evaluation.md"]

@@ -1,73 +1,89 @@
-"""Ranking metrics and binary-classifier scores, as small pure functions.
+"""Ranking metrics from trec_eval's implementation, and the quality gate as a binary classifier.
 
-Ranking metrics take a ranking (evidence keys, best first) and graded labels (key -> grade >= 1; a key
-without a label is irrelevant). Definitions:
+Ranking metrics are computed by ``ir_measures`` through its ``pytrec_eval`` provider, trec_eval's own
+code, so every figure is the one ``trec_eval`` prints for the exported run and qrels. Each one carries
+its standard name (ir_measures' name, trec_eval's measure in brackets):
 
-- ``recall@k``: labelled chunks found in the first ``k`` over all labelled chunks.
-- reciprocal rank: ``1 / r`` for the first labelled chunk at rank ``r``, 0 when none is ranked.
-- ``nDCG@k``: DCG of the first ``k`` with gain ``2**grade - 1`` and discount ``log2(rank + 1)``, over
-  the DCG of the ideal order of the labels (the best possible ranking, so 1.0 means perfect).
+- ``R@k`` (``recall_k``): labelled chunks in the first ``k`` over all labelled chunks of the query;
+- ``RR`` (``recip_rank``): ``1 / r`` for the first labelled chunk at rank ``r``, 0 when none is ranked;
+  its mean over queries is the MRR;
+- ``nDCG@k`` (``ndcg_cut_k``): DCG of the first ``k`` over the DCG of the ideal order of all labelled
+  chunks, with discount ``log2(rank + 1)`` and **the grade as the gain** (trec_eval's convention; some
+  papers use ``2^grade - 1``, which weighs a grade-2 chunk three times a grade-1 one instead of twice).
+
+A ranking is a sequence of evidence keys, best first; a key counts once, at its first rank. It reaches
+trec_eval as a run whose scores count down from its length to 1, so trec_eval's order (by score, ties
+by docid) is exactly the ranking's order. A labelled query without a ranking scores 0, as
+``trec_eval -c`` counts it.
 
 The classifier view of a quality gate: the positive class is "flagged" (the gate said low quality),
-and precision, recall and F1 are those of flagging the queries that truly have no answer.
+and precision, recall and F1 are those of flagging the queries that truly have no answer. No IR tool
+scores that, so it is counted here.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 
 from .._models import _Model
+from ._dataset import EvaluationError
 
 __all__ = [
+    "GAIN_CONVENTION",
     "BinaryScores",
     "binary_scores",
-    "ndcg_at_k",
-    "recall_at_k",
-    "reciprocal_rank",
+    "measure_names",
+    "per_query",
+    "run_scores",
     "threshold_grid",
 ]
 
-
-def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k is {k!r}; a cut-off is a whole number of at least 1")
+GAIN_CONVENTION = "nDCG as trec_eval computes it: the gain is the grade, the discount log2(rank + 1)"
 
 
-def recall_at_k(ranking: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """Share of the labelled chunks that appear in the first ``k`` of ``ranking``."""
-    _check_k(k)
-    if not relevant:
-        raise ValueError("recall is undefined for a query with no relevant chunk")
-    found = {key for key in ranking[:k] if key in relevant}
-    return len(found) / len(relevant)
+def measure_names(ks: Iterable[int]) -> tuple[str, ...]:
+    """The ranking measures of a report at cut-offs ``ks``: ``R@k`` and ``nDCG@k`` per ``k``, then ``RR``."""
+    names: list[str] = []
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise EvaluationError(f"cut-off is {k!r}; a cut-off is a whole number of at least 1")
+        names += [f"R@{k}", f"nDCG@{k}"]
+    return (*names, "RR")
 
 
-def reciprocal_rank(ranking: Sequence[str], relevant: Mapping[str, int]) -> float:
-    """``1 / rank`` of the first labelled chunk in ``ranking``; 0.0 when none is there."""
-    for rank, key in enumerate(ranking, start=1):
-        if key in relevant:
-            return 1.0 / rank
-    return 0.0
+def run_scores(ranking: Sequence[str]) -> dict[str, float]:
+    """``ranking`` as one query of a TREC run: key -> score, from ``len`` down to 1, first rank kept."""
+    keys = list(dict.fromkeys(ranking))
+    return {key: float(len(keys) - i) for i, key in enumerate(keys)}
 
 
-def _dcg(grades: Sequence[int]) -> float:
-    return sum((2.0**grade - 1.0) / math.log2(rank + 1) for rank, grade in enumerate(grades, start=1))
+def per_query(
+    names: Sequence[str],
+    rankings: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+) -> dict[str, dict[str, float]]:
+    """Every measure in ``names`` for every query of ``qrels`` (query id -> key -> grade >= 1).
 
+    ``rankings`` maps query ids to evidence keys, best first; queries it lacks score 0. Queries of
+    ``rankings`` without labels are not measured (nothing can be found for them).
+    """
+    import ir_measures
 
-def ndcg_at_k(ranking: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """Normalised discounted cumulative gain of the first ``k`` (a key counts once, at its first rank)."""
-    _check_k(k)
-    if not relevant:
-        raise ValueError("nDCG is undefined for a query with no relevant chunk")
-    seen: set[str] = set()
-    gains = []
-    for key in ranking[:k]:
-        gains.append(relevant.get(key, 0) if key not in seen else 0)
-        seen.add(key)
-    ideal = _dcg(sorted(relevant.values(), reverse=True)[:k])
-    return _dcg(gains) / ideal
+    provider = ir_measures.pytrec_eval
+    if not provider.is_available():
+        raise EvaluationError(
+            "trec_eval's implementation is not importable; reinstall the reference "
+            "(pip install rag-quality-conformance pulls in ir-measures and pytrec-eval-terrier)"
+        )
+    measures = {ir_measures.parse_measure(name): name for name in names}
+    out = {qid: dict.fromkeys(names, 0.0) for qid in qrels}
+    if not qrels:
+        return out
+    run = {qid: run_scores(rankings.get(qid, ())) for qid in qrels}
+    for metric in provider.iter_calc(list(measures), {q: dict(g) for q, g in qrels.items()}, run):
+        out[metric.query_id][measures[metric.measure]] = float(metric.value)
+    return out
 
 
 class BinaryScores(_Model):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from ._calibration import Calibration, CalibrationCase, Distribution, SweepPoint
-from ._metrics import BinaryScores
+from ._metrics import GAIN_CONVENTION, BinaryScores, measure_names
 from ._run import EvalRun
 from ._summary import EvalSummary
 
@@ -58,18 +58,19 @@ def _about(run: EvalRun) -> list[str]:
 def evaluation_markdown(run: EvalRun, summary: EvalSummary) -> str:
     """The evaluation report: every table of ``summary`` with one line on how to read it."""
     out = ["# Retrieval evaluation", "", *_about(run)]
-    names = [n for k in run.ks for n in (f"recall@{k}", f"ndcg@{k}")] + ["rr"]
-    shown = ["MRR" if n == "rr" else n.replace("ndcg", "nDCG") for n in names]
+    names = measure_names(run.ks)
     out += [
         "## Ranking",
         "",
         "Answerable queries only, over the candidates of the attempt `lookup_knowledge` used "
         f"(up to rag.retrieve-k = {run.settings['rag.retrieve-k']}, retrieval order). Grades: 1 related, "
-        "2 answers, 3 best answer; nDCG gain is 2^grade - 1.",
+        "2 answers, 3 best answer. Computed by trec_eval's implementation (ir_measures, pytrec_eval "
+        "provider): R@k is recall_k, nDCG@k is ndcg_cut_k, RR is recip_rank (its mean is the MRR). "
+        f"{GAIN_CONVENTION}, not 2^grade - 1.",
         "",
     ]
     out += _table(
-        ["mode", "queries", *shown],
+        ["mode", "queries", *names],
         (
             [r.mode, r.queries, *(_num(r.metrics[n]) for n in names)]
             for r in summary.ranking
@@ -77,26 +78,26 @@ def evaluation_markdown(run: EvalRun, summary: EvalSummary) -> str:
         ),
     )
     k = max((k for k in run.ks if k <= 5), default=run.ks[0])
-    out += [f"### By kind of query (recall@{k} and MRR)", ""]
+    out += [f"### By kind of query (R@{k} and RR)", ""]
     groups = list(dict.fromkeys(r.group for r in summary.ranking if r.group != "all"))
     by = {(r.mode, r.group): r for r in summary.ranking}
-    header = ["kind", "queries"] + [f"{m} recall@{k}" for m in run.modes] + [f"{m} MRR" for m in run.modes]
+    header = ["kind", "queries"] + [f"{m} R@{k}" for m in run.modes] + [f"{m} RR" for m in run.modes]
     rows = []
     for g in groups:
         first = by[(run.modes[0], g)]
         rows.append(
             [g, first.queries]
-            + [_num(by[(m, g)].metrics[f"recall@{k}"]) for m in run.modes]
-            + [_num(by[(m, g)].metrics["rr"]) for m in run.modes]
+            + [_num(by[(m, g)].metrics[f"R@{k}"]) for m in run.modes]
+            + [_num(by[(m, g)].metrics["RR"]) for m in run.modes]
         )
     out += _table(header, rows)
     out += [
         "## Category retry",
         "",
         "Queries that name a category search it first; a low-quality result retries once without the "
-        "filter. helped / same / hurt compare nDCG over the accepted evidence of the filtered attempt "
-        "and of the retry (answerable queries). 'answer elsewhere' counts queries whose labelled chunks "
-        "all lie outside the category asked; 'missed' are those of them with no retry and no labelled "
+        "filter. helped / same / hurt compare nDCG@return-n over the accepted evidence of the filtered "
+        "attempt and of the retry (answerable queries). 'answer elsewhere' counts queries whose labelled "
+        "chunks all lie outside the category asked; 'missed' are those of them with no retry and no labelled "
         "chunk in the evidence.",
         "",
     ]

@@ -33,7 +33,7 @@ from .._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
 from .._settings import Settings
 from .._store import MilvusKnowledgeStore
 from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, bundled_eval_paths
-from ._metrics import ndcg_at_k, recall_at_k, reciprocal_rank
+from ._metrics import measure_names, per_query
 
 __all__ = [
     "EvalRun",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 SearchMode = Literal["dense", "hybrid"]
-RUN_FORMAT = 1
+RUN_FORMAT = 2  # 2: each mode keeps its ranking, metrics carry ir_measures' names
 DEFAULT_KS = (1, 5, 10)
 DEFAULT_CHECK_DEPTH = 5
 CHECKED_KINDS = ("paraphrase", "exact_token")
@@ -94,11 +94,18 @@ class EvidenceRow(_Model):
 
 
 class ModeOutcome(_Model):
-    """One query in one mode: what ``lookup_knowledge`` did and returned."""
+    """One query in one mode: what ``lookup_knowledge`` did and returned.
+
+    ``ranking`` holds the evidence keys of the candidates of the attempt that was used, in retrieval
+    order: the ranking the metrics measure and the exported TREC run holds. ``metrics`` are that
+    query's ranking measures by their standard names (``R@5``, ``nDCG@10``, ``RR``); empty for a query
+    nothing answers.
+    """
 
     path: LookupPath
     retried: bool
     candidates: int
+    ranking: tuple[str, ...]
     relevant_ranks: dict[str, int]
     evidence: tuple[EvidenceRow, ...]
     filtered_evidence: tuple[EvidenceRow, ...] | None = None
@@ -222,13 +229,14 @@ def run_evaluation(
     category_of = {c.evidence_key: c.category for c in eval_set.corpus}
     outcomes = []
     for done, (query, vector) in enumerate(zip(eval_set.queries, vectors, strict=True), start=1):
-        outcome = _run_query(store, query, vector, settings, modes, ks, label_check_depth)
+        outcome = _run_query(store, query, vector, settings, modes, label_check_depth)
         if query.category is not None and query.answerable:
             inside = any(category_of[key] == query.category for key in query.relevant)
             outcome = outcome.model_copy(update={"answer_in_category": inside})
         outcomes.append(outcome)
         if progress is not None:
             progress(done, len(eval_set.queries))
+    outcomes = _with_metrics(outcomes, modes, measure_names(ks))
     finished = time.perf_counter()
     return EvalRun(
         created=datetime.now(UTC).replace(microsecond=0).isoformat(),
@@ -253,7 +261,6 @@ def _run_query(
     vector: Sequence[float],
     settings: Settings,
     modes: Sequence[SearchMode],
-    ks: Sequence[int],
     depth: int,
 ) -> QueryOutcome:
     per_mode = {}
@@ -262,17 +269,12 @@ def _run_query(
             store, query.query, vector, settings=settings, category=query.category, mode=mode
         )
         ranking = [c.evidence_key for c in found.candidates]
-        metrics: dict[str, float] = {}
-        if query.answerable:
-            for k in ks:
-                metrics[f"recall@{k}"] = recall_at_k(ranking, query.relevant, k)
-                metrics[f"ndcg@{k}"] = ndcg_at_k(ranking, query.relevant, k)
-            metrics["rr"] = reciprocal_rank(ranking, query.relevant)
         first = found.filtered_result
         per_mode[mode] = ModeOutcome(
             path=found.path,
             retried=found.retried,
             candidates=len(ranking),
+            ranking=tuple(ranking),
             relevant_ranks={key: ranking.index(key) + 1 for key in query.relevant if key in ranking},
             evidence=tuple(EvidenceRow.of(b) for b in found.result.blocks),
             filtered_evidence=None if first is None else tuple(EvidenceRow.of(b) for b in first.blocks),
@@ -280,7 +282,7 @@ def _run_query(
             filtered_top_quality_score=None if first is None else first.top_quality_score,
             is_low_quality=found.result.is_low_quality,
             relevance_level=found.result.relevance_level,
-            metrics=metrics,
+            metrics={},
         )
     # Only these kinds claim which leg finds them; BM25-only searches are slow on Milvus Lite.
     check = _label_check(store, query, vector, depth) if query.kind in CHECKED_KINDS else None
@@ -293,6 +295,24 @@ def _run_query(
         modes=per_mode,
         label_check=check,
     )
+
+
+def _with_metrics(
+    outcomes: list[QueryOutcome], modes: Sequence[SearchMode], names: Sequence[str]
+) -> list[QueryOutcome]:
+    """Each answerable query's ranking measures, computed per mode in one trec_eval pass."""
+    qrels = {o.id: o.relevant for o in outcomes if o.answerable}
+    scored = {
+        mode: per_query(names, {o.id: o.modes[mode].ranking for o in outcomes}, qrels) for mode in modes
+    }
+    out = []
+    for o in outcomes:
+        if not o.answerable:
+            out.append(o)
+            continue
+        modes_now = {m: o.modes[m].model_copy(update={"metrics": scored[m][o.id]}) for m in modes}
+        out.append(o.model_copy(update={"modes": modes_now}))
+    return out
 
 
 def _label_check(

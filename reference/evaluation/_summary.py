@@ -1,8 +1,8 @@
 """The tables of an evaluation report, computed from an :class:`reference.EvalRun` alone.
 
 - ranking quality per mode, over all answerable queries and per kind of query;
-- the category retry: how often it ran, and whether the evidence got better (nDCG over the accepted
-  blocks of the filtered attempt against those of the retry);
+- the category retry: how often it ran, and whether the evidence got better (trec_eval's nDCG at
+  ``rag.return-n`` over the accepted blocks of the filtered attempt against those of the retry);
 - the low-quality gate as a classifier of "this query has no answer in the corpus";
 - relevance levels per class, the label check, and the answerable queries whose evidence missed.
 """
@@ -14,7 +14,7 @@ from statistics import fmean
 
 from .._models import RelevanceLevel, _Model
 from ._dataset import KINDS
-from ._metrics import BinaryScores, binary_scores, ndcg_at_k
+from ._metrics import BinaryScores, binary_scores, per_query
 from ._run import EvalRun, QueryOutcome, SearchMode
 
 __all__ = ["EvalSummary", "GateRow", "LabelCheckRow", "RankingRow", "RetryRow", "summarize"]
@@ -110,14 +110,13 @@ def _retry_row(run: EvalRun, mode: SearchMode) -> RetryRow:
     k = int(run.settings["rag.return-n"])
     with_category = [o for o in run.outcomes if o.category is not None]
     retried = [o for o in with_category if o.modes[mode].retried]
+    qrels = {o.id: o.relevant for o in retried if o.answerable}
+    name = f"nDCG@{k}"
+    before = per_query([name], {o.id: _keys(o, mode, filtered=True) for o in retried}, qrels)
+    after = per_query([name], {o.id: _keys(o, mode) for o in retried}, qrels)
     verdicts: Counter[str] = Counter()
-    for o in retried:
-        if not o.answerable:
-            continue
-        outcome = o.modes[mode]
-        before = [row.evidence_key for row in outcome.filtered_evidence or ()]
-        after = [row.evidence_key for row in outcome.evidence]
-        delta = ndcg_at_k(after, o.relevant, k) - ndcg_at_k(before, o.relevant, k)
+    for qid in qrels:
+        delta = after[qid][name] - before[qid][name]
         verdicts["helped" if delta > 1e-12 else "hurt" if delta < -1e-12 else "same"] += 1
     elsewhere = [o for o in with_category if o.answer_in_category is False]
     missed = [o for o in elsewhere if not o.modes[mode].retried and not set(o.relevant) & set(_keys(o, mode))]
@@ -136,8 +135,10 @@ def _retry_row(run: EvalRun, mode: SearchMode) -> RetryRow:
     )
 
 
-def _keys(outcome: QueryOutcome, mode: SearchMode) -> list[str]:
-    return [row.evidence_key for row in outcome.modes[mode].evidence]
+def _keys(outcome: QueryOutcome, mode: SearchMode, *, filtered: bool = False) -> list[str]:
+    result = outcome.modes[mode]
+    rows = (result.filtered_evidence or ()) if filtered else result.evidence
+    return [row.evidence_key for row in rows]
 
 
 def _gate_row(run: EvalRun, mode: SearchMode) -> GateRow:

@@ -49,6 +49,7 @@ def _outcome(distances: list[float], mode: str) -> ModeOutcome:
         path="unfiltered",
         retried=False,
         candidates=len(rows),
+        ranking=tuple(r.evidence_key for r in rows),
         relevant_ranks={},
         evidence=rows,
         top_quality_score=result.top_quality_score,
@@ -243,8 +244,9 @@ def test_a_run_survives_the_json_round_trip(tmp_path: Path) -> None:
     [
         ("{not json", r"evaluation.json:1: not valid JSON"),
         ('{"summary": {}}', r"not an evaluation report"),
-        ('{"run": {"format": 99}}', r"run format 99, this version reads 1"),
-        ('{"run": {"format": 1, "created": 3}}', r"evaluation.json: run\.created"),
+        ('{"run": {"format": 99}}', r"run format 99, this version reads 2"),
+        ('{"run": {"format": 1}}', r"run format 1, this version reads 2; evaluate again"),
+        ('{"run": {"format": 2, "created": 3}}', r"evaluation.json: run\.created"),
     ],
 )
 def test_a_bad_run_file_says_what_is_wrong(tmp_path: Path, content: str, message: str) -> None:

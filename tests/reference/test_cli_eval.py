@@ -62,8 +62,8 @@ def test_evaluate_writes_json_and_markdown(evaluated: tuple[Path, str, str]) -> 
 def test_evaluate_prints_a_summary_per_mode(evaluated: tuple[Path, str, str]) -> None:
     _, out, _ = evaluated
     lines = out.splitlines()
-    assert lines[0].strip().startswith("dense: MRR ")
-    assert lines[1].strip().startswith("hybrid: MRR ")
+    assert lines[0].strip().startswith("dense: RR ")
+    assert lines[1].strip().startswith("hybrid: RR ")
     assert "gate at 0.50: F1" in lines[0]
 
 

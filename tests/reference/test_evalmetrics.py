@@ -1,18 +1,25 @@
-"""Ranking metrics and classifier scores: properties, and agreement with slow direct definitions."""
+"""Ranking metrics through trec_eval's implementation, and classifier scores.
+
+The ranking measures come from ir_measures; these tests check what the reference hands it: that a
+ranking reaches trec_eval in its own order (not trec_eval's tie order by docid), that the names mean
+the standard measures, and that the values equal slow direct definitions (nDCG with the grade as gain).
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference import EvaluationError
 from reference.evaluation._metrics import (
     binary_scores,
-    ndcg_at_k,
-    recall_at_k,
-    reciprocal_rank,
+    measure_names,
+    per_query,
+    run_scores,
     threshold_grid,
 )
 
@@ -22,14 +29,17 @@ labels = st.dictionaries(st.sampled_from(KEYS), st.integers(1, 3), min_size=1, m
 cutoffs = st.integers(1, 12)
 
 
+def _one(name: str, ranking: list[str], relevant: dict[str, int]) -> float:
+    return per_query([name], {"q": ranking}, {"q": relevant})["q"][name]
+
+
 def _slow_ndcg(ranking: list[str], relevant: dict[str, int], k: int) -> float:
-    """nDCG spelled out: the best DCG over every possible ranking of the labelled keys, by brute force."""
-    import itertools
+    """nDCG spelled out, gain = grade: the best DCG over every ordering of the labelled keys."""
 
-    def dcg(keys: list[str]) -> float:
-        return sum((2 ** relevant.get(key, 0) - 1) / math.log2(i + 2) for i, key in enumerate(keys[:k]))
+    def dcg(keys: list[str] | tuple[str, ...]) -> float:
+        return sum(relevant.get(key, 0) / math.log2(i + 2) for i, key in enumerate(keys[:k]))
 
-    best = max(dcg(list(order)) for order in itertools.permutations(relevant))
+    best = max(dcg(order) for order in itertools.permutations(relevant))
     return dcg(ranking) / best
 
 
@@ -38,17 +48,7 @@ def test_recall_counts_labelled_keys_in_the_first_k(
     ranking: list[str], relevant: dict[str, int], k: int
 ) -> None:
     expected = sum(1 for key in relevant if key in ranking[:k]) / len(relevant)
-    assert recall_at_k(ranking, relevant, k) == expected
-
-
-@given(rankings, labels)
-def test_recall_grows_with_k_and_reaches_one_when_all_are_ranked(
-    ranking: list[str], relevant: dict[str, int]
-) -> None:
-    values = [recall_at_k(ranking, relevant, k) for k in range(1, 14)]
-    assert values == sorted(values)
-    if set(relevant) <= set(ranking):
-        assert values[-1] == 1.0
+    assert _one(f"R@{k}", ranking, relevant) == pytest.approx(expected)
 
 
 @given(rankings, labels)
@@ -57,48 +57,49 @@ def test_reciprocal_rank_is_one_over_the_first_labelled_position(
 ) -> None:
     positions = [i for i, key in enumerate(ranking, start=1) if key in relevant]
     expected = 1 / positions[0] if positions else 0.0
-    assert reciprocal_rank(ranking, relevant) == expected
+    assert _one("RR", ranking, relevant) == pytest.approx(expected)
 
 
 @given(rankings, labels.filter(lambda r: len(r) <= 5), cutoffs)
-def test_ndcg_equals_the_brute_force_definition(ranking: list[str], relevant: dict[str, int], k: int) -> None:
-    assert ndcg_at_k(ranking, relevant, k) == pytest.approx(_slow_ndcg(ranking, relevant, k))
-
-
-@given(labels, cutoffs)
-def test_ndcg_of_the_ideal_order_is_one(relevant: dict[str, int], k: int) -> None:
-    ideal = sorted(relevant, key=lambda key: -relevant[key])
-    assert ndcg_at_k(ideal, relevant, k) == pytest.approx(1.0)
-
-
-@given(rankings, labels, cutoffs)
-def test_ndcg_is_in_unit_range_and_zero_without_labelled_keys(
+def test_ndcg_equals_the_brute_force_definition_with_the_grade_as_gain(
     ranking: list[str], relevant: dict[str, int], k: int
 ) -> None:
-    value = ndcg_at_k(ranking, relevant, k)
-    assert 0.0 <= value <= 1.0 + 1e-12
-    assert ndcg_at_k([key for key in ranking if key not in relevant], relevant, k) == 0.0
+    assert _one(f"nDCG@{k}", ranking, relevant) == pytest.approx(_slow_ndcg(ranking, relevant, k))
 
 
-def test_a_higher_grade_first_scores_higher() -> None:
-    relevant = {"a#0": 2, "b#0": 1}
-    assert ndcg_at_k(["a#0", "b#0"], relevant, 2) > ndcg_at_k(["b#0", "a#0"], relevant, 2)
+def test_the_gain_is_the_grade_not_two_to_the_grade_minus_one() -> None:
+    # A grade-1 chunk first, the grade-2 one second: DCG 1 + 2/log2(3); ideal 2 + 1/log2(3).
+    linear = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    exponential = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    value = _one("nDCG@2", ["b#0", "a#0"], {"a#0": 2, "b#0": 1})
+    assert value == pytest.approx(linear)
+    assert value != pytest.approx(exponential)
+
+
+def test_the_ranking_order_is_kept_where_trec_eval_would_break_ties_by_docid() -> None:
+    # trec_eval orders equal scores by docid, descending: "z" before "a". Our order must win.
+    assert _one("RR", ["a#0", "z#0"], {"a#0": 1}) == 1.0
+    assert _one("RR", ["z#0", "a#0"], {"a#0": 1}) == 0.5
+    assert run_scores(["a#0", "z#0", "a#0"]) == {"a#0": 2.0, "z#0": 1.0}  # a repeat counts at its first rank
+
+
+def test_a_labelled_query_without_a_ranking_scores_zero_and_unlabelled_ones_are_left_out() -> None:
+    names = measure_names([1, 5])
+    scores = per_query(names, {"q1": ["x#0"], "q9": ["y#0"]}, {"q1": {"x#0": 1}, "q2": {"x#0": 2}})
+    assert set(scores) == {"q1", "q2"}
+    assert scores["q1"] == dict.fromkeys(names, 1.0)
+    assert scores["q2"] == dict.fromkeys(names, 0.0)
+    assert per_query(names, {"q1": ["x#0"]}, {}) == {}
+
+
+def test_measure_names_are_the_standard_ones_in_report_order() -> None:
+    assert measure_names([1, 10]) == ("R@1", "nDCG@1", "R@10", "nDCG@10", "RR")
 
 
 @pytest.mark.parametrize("k", [0, -2, True])
 def test_a_bad_cutoff_is_refused(k: int) -> None:
-    with pytest.raises(ValueError, match="cut-off"):
-        recall_at_k(["a"], {"a": 1}, k)
-    with pytest.raises(ValueError, match="cut-off"):
-        ndcg_at_k(["a"], {"a": 1}, k)
-
-
-def test_metrics_need_a_labelled_key() -> None:
-    with pytest.raises(ValueError, match="no relevant chunk"):
-        recall_at_k(["a"], {}, 1)
-    with pytest.raises(ValueError, match="no relevant chunk"):
-        ndcg_at_k(["a"], {}, 1)
-    assert reciprocal_rank(["a"], {}) == 0.0
+    with pytest.raises(EvaluationError, match="cut-off"):
+        measure_names([k])
 
 
 pairs = st.lists(st.tuples(st.booleans(), st.booleans()), max_size=40)

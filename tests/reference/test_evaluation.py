@@ -66,14 +66,18 @@ def test_every_query_ran_in_both_modes_with_the_right_labels(run: EvalRun, small
             assert row.dense_distance is not None  # the reference attaches it: absolute quality
 
 
-def test_metrics_agree_with_the_recorded_ranks(run: EvalRun) -> None:
+def test_metrics_agree_with_the_recorded_ranking(run: EvalRun) -> None:
     for o in (o for o in run.outcomes if o.answerable):
         for outcome in o.modes.values():
-            ranks = outcome.relevant_ranks
-            assert outcome.metrics["rr"] == (1 / min(ranks.values()) if ranks else 0.0)
+            ranking = list(outcome.ranking)
+            assert len(ranking) == outcome.candidates == len(set(ranking))
+            ranks = {key: ranking.index(key) + 1 for key in o.relevant if key in ranking}
+            assert ranks == outcome.relevant_ranks
+            assert outcome.metrics["RR"] == pytest.approx(1 / min(ranks.values()) if ranks else 0.0)
             for k in run.ks:
                 found = sum(1 for r in ranks.values() if r <= k)
-                assert outcome.metrics[f"recall@{k}"] == found / len(o.relevant)
+                assert outcome.metrics[f"R@{k}"] == pytest.approx(found / len(o.relevant))
+                assert 0.0 <= outcome.metrics[f"nDCG@{k}"] <= 1.0
     assert all(not o.modes["dense"].metrics for o in run.outcomes if not o.answerable)
 
 
