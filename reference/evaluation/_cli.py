@@ -28,6 +28,7 @@ from ._progress import ProgressBar
 from ._report import calibration_markdown, evaluation_markdown, toml_float
 from ._run import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
 from ._summary import summarize
+from ._trec import check_trec_ids, write_trec
 
 __all__ = ["add_commands"]
 
@@ -157,6 +158,7 @@ def _lite_version() -> str:
 
 def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
     eval_set = load_eval_set(args.corpus, args.queries)  # bad input fails before any engine starts
+    check_trec_ids(eval_set)
     if args.limit is not None:
         eval_set = eval_set.slice(args.limit)
     settings: Settings = settings_loader(args.settings)
@@ -191,6 +193,7 @@ def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
     # Compact: the Markdown is for people; a run of the bundled set is 0.8 MB indented.
     _write(out / "evaluation.json", json.dumps(data, separators=(",", ":")) + "\n")
     _write(out / "evaluation.md", evaluation_markdown(run, summary))
+    trec = write_trec(run, out)
     gates = {g.mode: g for g in summary.gates}
     for row in summary.ranking:
         if row.group == "all":
@@ -200,7 +203,7 @@ def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
                 + ", ".join(f"R@{k} {row.metrics[f'R@{k}']:.3f}" for k in run.ks)
                 + f"; gate at {gates[row.mode].threshold:.2f}: F1 {_fmt(g.f1)}, J {_fmt(g.youden_j)}"
             )
-    return [out / "evaluation.json", out / "evaluation.md"]
+    return [out / "evaluation.json", out / "evaluation.md", *trec]
 
 
 def _fmt(value: float | None) -> str:

@@ -39,7 +39,7 @@ __all__ = [
     "threshold_grid",
 ]
 
-GAIN_CONVENTION = "nDCG as trec_eval computes it: the gain is the grade, the discount log2(rank + 1)"
+GAIN_CONVENTION = "nDCG's gain is the grade, as in trec_eval (not 2^grade - 1); discount log2(rank + 1)"
 
 
 def measure_names(ks: Iterable[int]) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ from ._calibration import Calibration, CalibrationCase, Distribution, SweepPoint
 from ._metrics import GAIN_CONVENTION, BinaryScores, measure_names
 from ._run import EvalRun
 from ._summary import EvalSummary
+from ._trec import RUN_FILES, ir_measures_command
 
 __all__ = ["calibration_markdown", "evaluation_markdown", "toml_float"]
 
@@ -66,7 +67,11 @@ def evaluation_markdown(run: EvalRun, summary: EvalSummary) -> str:
         f"(up to rag.retrieve-k = {run.settings['rag.retrieve-k']}, retrieval order). Grades: 1 related, "
         "2 answers, 3 best answer. Computed by trec_eval's implementation (ir_measures, pytrec_eval "
         "provider): R@k is recall_k, nDCG@k is ndcg_cut_k, RR is recip_rank (its mean is the MRR). "
-        f"{GAIN_CONVENTION}, not 2^grade - 1.",
+        f"{GAIN_CONVENTION}.",
+        "",
+        "The run and qrels files beside this report reproduce the table with the field's tools: "
+        f"`{ir_measures_command(run.modes[0], names)}` prints the {run.modes[0]} row"
+        + (f" ({RUN_FILES[run.modes[1]]} the {run.modes[1]} one)." if len(run.modes) > 1 else "."),
         "",
     ]
     out += _table(

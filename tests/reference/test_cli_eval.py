@@ -9,6 +9,8 @@ import contextlib
 import importlib.util
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,26 @@ def test_evaluate_writes_json_and_markdown(evaluated: tuple[Path, str, str]) -> 
     assert run.modes == ("dense", "hybrid")
     assert "# Retrieval evaluation" in (out_dir / "evaluation.md").read_text()
     assert f"wrote {out_dir / 'evaluation.json'}, {out_dir / 'evaluation.md'}" in out
+
+
+def test_the_trec_files_give_the_reports_ranking_figures_in_ir_measures(
+    evaluated: tuple[Path, str, str],
+) -> None:
+    out_dir, out, _ = evaluated
+    summary = json.loads((out_dir / "evaluation.json").read_text())["summary"]
+    for mode in ("dense", "hybrid"):
+        assert str(out_dir / f"{mode}.run") in out
+        row = next(r for r in summary["ranking"] if r["mode"] == mode and r["group"] == "all")
+        done = subprocess.run(
+            [sys.executable, "-m", "ir_measures", str(out_dir / "qrels.txt"), str(out_dir / f"{mode}.run"),
+             *row["metrics"], "--places", "12"],
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        figures = {
+            name: float(value) for name, value in (line.split("\t") for line in done.stdout.splitlines())
+        }
+        assert figures == pytest.approx(row["metrics"], abs=1e-9)
+        assert set(figures) == {"R@1", "nDCG@1", "R@5", "nDCG@5", "R@10", "nDCG@10", "RR"}
 
 
 def test_evaluate_prints_a_summary_per_mode(evaluated: tuple[Path, str, str]) -> None:
@@ -110,7 +132,7 @@ def test_calibrate_evaluates_first_without_a_run_file(
     assert code == 0, err
     assert "embedder: hashing (384-d" in err
     assert {p.name for p in tmp_path.iterdir()} == {
-        "evaluation.json", "evaluation.md", "calibration.json", "calibration.md",
+        "evaluation.json", "evaluation.md", "qrels.txt", "dense.run", "calibration.json", "calibration.md",
     }  # fmt: skip
     assert out.splitlines()[-1].startswith("wrote ")
 
@@ -161,8 +183,13 @@ def _files(tmp_path: Path, queries: str, corpus: str | None = None) -> list[str]
             '{"docId": "a", "chunkIndex": 0, "text": "t"}\n{"docId": "b"}\n',
             "corpus.jsonl:2: ", "missing field 'chunkIndex'",
         ),
+        (
+            '{"query": "refund", "relevant": {"a b#0": 2}}\n',
+            '{"docId": "a b", "chunkIndex": 0, "text": "t"}\n',
+            "corpus.jsonl: ", "evidence key 'a b#0' holds whitespace, which TREC run and qrels files cannot",
+        ),
     ],
-    ids=["unknown-chunk", "empty", "malformed", "bad-corpus"],
+    ids=["unknown-chunk", "empty", "malformed", "bad-corpus", "id-with-space"],
 )  # fmt: skip
 def test_bad_input_is_a_clear_error_before_any_engine_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, queries: str, corpus: str | None,
