@@ -22,8 +22,9 @@ from typing import Any
 from .._embed import describe_embedder, make_embedder
 from .._settings import Settings
 from .._store import MilvusKnowledgeStore, redact_uri
+from ._beir import CHUNKINGS, load_beir_set
 from ._calibration import DEFAULT_MAX_L2, Calibration, calibrate
-from ._dataset import load_eval_set
+from ._dataset import EvalSet, EvaluationError, load_eval_set
 from ._progress import ProgressBar
 from ._report import calibration_markdown, evaluation_markdown, toml_float
 from ._run import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
@@ -70,6 +71,17 @@ def add_commands(commands: Any, settings_loader: Any) -> None:
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", help="corpus JSON Lines (default: the bundled set)")
     parser.add_argument("--queries", help="labelled queries JSON Lines (default: the bundled set)")
+    parser.add_argument(
+        "--beir", metavar="DIR", help="a BEIR-layout dataset instead: corpus.jsonl, queries.jsonl, qrels/"
+    )
+    parser.add_argument("--split", help="the BEIR qrels split to evaluate, qrels/SPLIT.tsv (test)")
+    parser.add_argument(
+        "--beir-chunks",
+        choices=CHUNKINGS,
+        default="auto",
+        help="keyed: every _id is docId#chunkIndex; document: one chunk per document; auto: keyed when "
+        "every _id is a key (%(default)s)",
+    )
     parser.add_argument("--limit", type=_positive, help="only N queries, taken in turn from each kind")
     parser.add_argument("--modes", type=_modes, default=("dense", "hybrid"), help="dense,hybrid (both)")
     parser.add_argument(
@@ -157,7 +169,7 @@ def _lite_version() -> str:
 
 
 def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
-    eval_set = load_eval_set(args.corpus, args.queries)  # bad input fails before any engine starts
+    eval_set = _load_set(args)  # bad input fails before any engine starts
     check_trec_ids(eval_set)
     if args.limit is not None:
         eval_set = eval_set.slice(args.limit)
@@ -180,6 +192,20 @@ def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
             engine=engine,
             progress=progress,
         )
+
+
+def _load_set(args: argparse.Namespace) -> EvalSet:
+    if args.beir is None:
+        if args.split is not None or args.beir_chunks != "auto":
+            raise EvaluationError("--split and --beir-chunks apply to a BEIR dataset; add --beir DIR")
+        return load_eval_set(args.corpus, args.queries)
+    if args.corpus is not None or args.queries is not None:
+        raise EvaluationError(
+            "--beir reads the corpus and queries from its folder; leave out --corpus and --queries"
+        )
+    eval_set = load_beir_set(args.beir, split=args.split or "test", chunks=args.beir_chunks)
+    _say(f"set: {eval_set.layout} ({len(eval_set.corpus)} chunks, {len(eval_set.queries)} queries)")
+    return eval_set
 
 
 def _write(path: Path, text: str) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -36,11 +36,13 @@ __all__ = [
     "EvaluationError",
     "bundled_eval_paths",
     "load_eval_set",
+    "make_query",
     "read_queries",
 ]
 
 QueryKind = Literal["standard", "paraphrase", "exact_token", "cross_category", "unanswerable"]
 KINDS: tuple[str, ...] = get_args(QueryKind)
+TrecDocids = Literal["evidence_key", "doc_id"]
 MAX_GRADE = 3
 _FIELDS = ("id", "query", "kind", "category", "relevant", "note")
 
@@ -80,7 +82,12 @@ class EvalQuery(BaseModel):
 
 
 class EvalSet(BaseModel):
-    """A corpus and the queries labelled against it, validated together."""
+    """A corpus and the queries labelled against it, validated together.
+
+    ``layout`` says where it came from (the JSON Lines files, or a BEIR folder and how its documents
+    became chunks); ``trec_docids`` which id the exported TREC files use: the chunk's evidence key, or
+    its document id where every document is one chunk (so the files match the dataset's own qrels).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -88,6 +95,9 @@ class EvalSet(BaseModel):
     queries: tuple[EvalQuery, ...]
     corpus_source: str
     queries_source: str
+    qrels_source: str | None = None
+    layout: str = "JSON Lines (corpus and queries files)"
+    trec_docids: TrecDocids = "evidence_key"
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -211,21 +221,47 @@ def _parse(line: str, *, number: int, source: str, keys: set[str], categories: s
     if not isinstance(text, str) or not text.strip():
         raise fail("'query' must be a non-empty string")
     relevant = _relevant(data.get("relevant"), keys, fail)
-    kind = data.get("kind", "standard" if relevant else "unanswerable")
-    if kind not in KINDS:
-        raise fail(f"kind {kind!r} is not one of {', '.join(KINDS)}")
-    if kind == "unanswerable" and relevant:
-        raise fail("an unanswerable query must have an empty 'relevant'; drop the labels or change its kind")
-    if kind != "unanswerable" and not relevant:
-        raise fail(f"a {kind} query needs at least one relevant chunk; label one or use kind unanswerable")
     qid = data.get("id", f"line-{number}")
     if not isinstance(qid, str) or not qid.strip():
         raise fail("'id' must be a non-empty string")
-    category = data.get("category")
+    return make_query(
+        qid,
+        text,
+        relevant,
+        kind=data.get("kind"),
+        category=data.get("category"),
+        note=data.get("note"),
+        categories=categories,
+        fail=fail,
+    )
+
+
+def make_query(
+    qid: str,
+    text: str,
+    relevant: dict[str, int],
+    *,
+    kind: Any,
+    category: Any,
+    note: Any,
+    categories: set[str],
+    fail: Callable[[str], EvalSetError],
+) -> EvalQuery:
+    """A query whose kind, labels, category and note agree; ``fail(message)`` makes the error to raise.
+
+    ``kind`` None means ``standard`` when something is labelled relevant, else ``unanswerable``.
+    """
+    if kind is None:
+        kind = "standard" if relevant else "unanswerable"
+    if kind not in KINDS:
+        raise fail(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    if kind == "unanswerable" and relevant:
+        raise fail("an unanswerable query must have no relevant chunk; drop the labels or change its kind")
+    if kind != "unanswerable" and not relevant:
+        raise fail(f"a {kind} query needs at least one relevant chunk; label one or use kind unanswerable")
     if category is not None and (not isinstance(category, str) or category not in categories):
         known = ", ".join(sorted(categories)) or "none"
         raise fail(f"category {category!r} is on no chunk of the corpus (categories: {known})")
-    note = data.get("note")
     if note is not None and not isinstance(note, str):
         raise fail("'note' must be a string")
     return EvalQuery(id=qid, query=text, kind=kind, category=category, relevant=relevant, note=note)

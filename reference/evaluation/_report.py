@@ -45,6 +45,12 @@ def _about(run: EvalRun) -> list[str]:
         f"sha256 {run.corpus.sha256[:12]})",
         f"- queries: {run.queries.path} ({run.queries.rows} queries: {answerable} answerable, "
         f"{run.queries.rows - answerable} unanswerable; sha256 {run.queries.sha256[:12]})",
+        *(
+            [f"- qrels: {run.qrels.path} ({run.qrels.rows} relevant, sha256 {run.qrels.sha256[:12]})"]
+            if run.qrels is not None
+            else []
+        ),
+        f"- set: {run.layout}",
         f"- settings: retrieve-k {s['rag.retrieve-k']}, return-n {s['rag.return-n']}, "
         f"max-chunks-per-document {s['rag.max-chunks-per-document']}, max-l2-distance "
         f"{s['rag.max-l2-distance']}, reference-threshold {s['rag.reference-threshold']}, "

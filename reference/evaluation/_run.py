@@ -32,7 +32,7 @@ from .._models import Candidate, EvidenceBlock, RelevanceLevel, _Model
 from .._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
 from .._settings import Settings
 from .._store import MilvusKnowledgeStore
-from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, bundled_eval_paths
+from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, TrecDocids, bundled_eval_paths
 from ._metrics import measure_names, per_query
 
 __all__ = [
@@ -175,6 +175,9 @@ class EvalRun(_Model):
     engine: str
     corpus: SourceInfo
     queries: SourceInfo
+    qrels: SourceInfo | None = None
+    layout: str = "JSON Lines (corpus and queries files)"
+    trec_docids: TrecDocids = "evidence_key"
     categories: tuple[str, ...]
     settings: dict[str, Any]
     modes: tuple[SearchMode, ...]
@@ -245,6 +248,9 @@ def run_evaluation(
         engine=engine,
         corpus=_source(eval_set.corpus_source, len(eval_set.corpus)),
         queries=_source(eval_set.queries_source, len(eval_set.queries)),
+        qrels=None if eval_set.qrels_source is None else _source(eval_set.qrels_source, _judgments(eval_set)),
+        layout=eval_set.layout,
+        trec_docids=eval_set.trec_docids,
         categories=eval_set.categories,
         settings=settings.as_dotted(),
         modes=modes,
@@ -350,9 +356,16 @@ def _bm25_ranking(store: MilvusKnowledgeStore, text: str, k: int) -> list[str]:
 
 def _source(path: str, rows: int) -> SourceInfo:
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    bundled = {str(p) for p in bundled_eval_paths()}
-    shown = f"bundled: reference/data/eval/{Path(path).name}" if path in bundled else path
+    bundled = bundled_eval_paths()[0].parent.resolve()
+    try:
+        shown = f"bundled: reference/data/eval/{Path(path).resolve().relative_to(bundled).as_posix()}"
+    except ValueError:
+        shown = path
     return SourceInfo(path=shown, sha256=digest, rows=rows)
+
+
+def _judgments(eval_set: EvalSet) -> int:
+    return sum(len(q.relevant) for q in eval_set.queries)
 
 
 def _version() -> str:

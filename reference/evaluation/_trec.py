@@ -10,7 +10,9 @@ Written beside ``evaluation.json``:
 - ``qrels.txt``: ``qid 0 docid grade`` for every labelled chunk of every answerable query. Unanswerable
   queries have no line: nothing can be found for them, so no ranking measure is defined.
 
-A docid is the chunk's evidence key (``docId#chunkIndex``), the id the labels use. TREC files are
+A docid is the id the labels use: the chunk's evidence key (``docId#chunkIndex``), or the document
+id for a BEIR set read one chunk per document (the ``_id``, so the files go with the dataset's own
+qrels and with other systems' runs on it). TREC files are
 whitespace-separated, so an id with whitespace in it cannot be written: :func:`check_trec_ids` refuses
 such a set before anything runs.
 """
@@ -18,7 +20,7 @@ such a set before anything runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ._dataset import EvalSet, EvalSetError
@@ -47,17 +49,24 @@ def check_trec_ids(eval_set: EvalSet) -> None:
             )
 
 
+def _docid(run: EvalRun) -> Callable[[str], str]:
+    if run.trec_docids == "doc_id":
+        return lambda key: key.rsplit("#", 1)[0]  # every chunk is chunk 0 of its document
+    return lambda key: key
+
+
 def _lines_of_run(run: EvalRun, mode: SearchMode) -> Iterable[str]:
-    tag = f"rag-reference-{mode}"
+    tag, docid = f"rag-reference-{mode}", _docid(run)
     for o in run.outcomes:
         for rank, (key, score) in enumerate(run_scores(o.modes[mode].ranking).items(), start=1):
-            yield f"{o.id} Q0 {key} {rank} {score:g} {tag}\n"
+            yield f"{o.id} Q0 {docid(key)} {rank} {score:g} {tag}\n"
 
 
 def _lines_of_qrels(run: EvalRun) -> Iterable[str]:
+    docid = _docid(run)
     for o in run.outcomes:
         for key, grade in o.relevant.items():
-            yield f"{o.id} 0 {key} {grade}\n"
+            yield f"{o.id} 0 {docid(key)} {grade}\n"
 
 
 def write_trec(run: EvalRun, out_dir: str | Path) -> list[Path]:

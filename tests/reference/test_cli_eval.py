@@ -18,6 +18,7 @@ from pymilvus import MilvusClient
 
 from reference import load_run
 from reference._cli import main
+from reference.evaluation._beir import bundled_beir_path
 
 
 @pytest.fixture(autouse=True)
@@ -59,6 +60,26 @@ def test_evaluate_writes_json_and_markdown(evaluated: tuple[Path, str, str]) -> 
     assert run.modes == ("dense", "hybrid")
     assert "# Retrieval evaluation" in (out_dir / "evaluation.md").read_text()
     assert f"wrote {out_dir / 'evaluation.json'}, {out_dir / 'evaluation.md'}" in out
+
+
+def test_the_bundled_set_in_the_beir_layout_gives_the_same_figures(
+    evaluated: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir, out, _ = evaluated
+    beir = bundled_beir_path()
+    code, beir_out, err = _run(
+        capsys, "evaluate", "--beir", str(beir), "--limit", "12", "--out", str(tmp_path)
+    )
+    assert code == 0, err
+    assert "set: BEIR layout, split test: every _id is docId#chunkIndex" in err
+    own, other = (json.loads((d / "evaluation.json").read_text()) for d in (out_dir, tmp_path))
+    assert other["summary"] == own["summary"]
+    assert other["run"]["outcomes"] == own["run"]["outcomes"]
+    assert other["run"]["layout"].startswith("BEIR layout")
+    assert other["run"]["qrels"]["path"] == "bundled: reference/data/eval/beir/qrels/test.tsv"
+    assert beir_out.splitlines()[:2] == out.splitlines()[:2]  # the per-mode summary lines
+    for name in ("qrels.txt", "dense.run", "hybrid.run"):
+        assert (tmp_path / name).read_text() == (out_dir / name).read_text()
 
 
 def test_the_trec_files_give_the_reports_ranking_figures_in_ir_measures(
@@ -235,6 +256,7 @@ def test_calibrate_without_matplotlib_fails_before_evaluating(
         (["evaluate", "--k", "1,x"], "'x' is not a whole number"),
         (["calibrate", "--max-l2", "2,-1"], "every rag.max-l2-distance must be above 0"),
         (["calibrate", "--max-l2", "two"], "not a comma-separated list of numbers"),
+        (["evaluate", "--beir-chunks", "pages"], "invalid choice: 'pages'"),
         (["--embedder", "wordllama", "--dim", "64", "evaluate", "--limit", "1"], None),
     ],
 )
@@ -251,6 +273,23 @@ def test_bad_options_are_usage_errors(
         main(argv)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--beir", "DIR", "--corpus", "c.jsonl"], "--beir reads the corpus and queries from its folder"),
+        (["--split", "dev"], "--split and --beir-chunks apply to a BEIR dataset; add --beir DIR"),
+        (["--beir", "no-such-dir"], "no-such-dir: not a folder"),
+    ],
+)
+def test_beir_options_that_do_not_fit_are_clear_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, _, err = _run(capsys, "--uri", str(tmp_path / "never.db"), "evaluate", *argv)
+    assert code == 2
+    assert message in err
+    assert not (tmp_path / "never.db").exists()
 
 
 def test_an_embedder_that_cannot_make_the_dimension_is_a_clear_error(

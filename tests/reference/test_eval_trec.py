@@ -100,3 +100,15 @@ def test_ir_measures_reads_the_files_in_the_order_retrieved(written: Path) -> No
             ranking = RANKINGS[qid][mode]
             first = next((i for i, key in enumerate(ranking, start=1) if key in labels), None)
             assert per_query[(qid, "RR")] == (1 / first if first else 0.0), (mode, qid)
+
+
+def test_a_set_of_one_chunk_per_document_uses_the_document_ids(tmp_path: Path) -> None:
+    # As load_beir_set(chunks="document") makes it: the docid is the key without its chunk index.
+    run = _run().model_copy(update={"trec_docids": "doc_id"})
+    write_trec(run, tmp_path)
+    assert [line.split()[2] for line in (tmp_path / "dense.run").read_text().splitlines()][:3] == [
+        "z",
+        "a",
+        "m",
+    ]
+    assert (tmp_path / "qrels.txt").read_text().splitlines()[0] == "q1 0 a 2"

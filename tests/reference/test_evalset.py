@@ -146,7 +146,7 @@ def test_a_byte_order_mark_on_the_first_line_is_accepted(tmp_path: Path) -> None
         ({"query": "refund", "relevant": {"faq#0": 4}}, "grade 4 for 'faq#0'"),
         ({"query": "refund", "relevant": {"faq#0": "2"}}, "grade '2' for 'faq#0'"),
         ({"query": "refund", "relevant": {"faq#0": True}}, "grade True for 'faq#0'"),
-        ({"query": "refund", "kind": "unanswerable", "relevant": R}, "must have an empty 'relevant'"),
+        ({"query": "refund", "kind": "unanswerable", "relevant": R}, "must have no relevant chunk"),
         ({"query": "refund", "kind": "paraphrase", "relevant": {}}, "needs at least one relevant chunk"),
         ({"query": "refund", "kind": "fuzzy", "relevant": {"faq#0": 2}}, "kind 'fuzzy' is not one of"),
         ({"query": "refund", "category": "billng", "relevant": R}, "category 'billng' is on no chunk"),
