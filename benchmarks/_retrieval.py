@@ -25,7 +25,7 @@ from ._affinity import separate_cores
 from ._corpus import Query, build_corpus, build_queries
 from ._legacy import LegacyPipeline, ParallelProbeLegacy
 from ._profile import client_time, profile_calls
-from ._progress import Progress, say
+from ._progress import progress_bar, say
 from ._stages import stage_times
 from ._stats import interleave, peak_rss_mb, ratio, summarize
 
@@ -182,9 +182,9 @@ def _measure(
             index_type=index,  # type: ignore[arg-type]
         )
         store.ensure_collection()  # creating the collection is not ingest throughput
-        with Progress(f"{tag} ingest", size) as bar:
+        with progress_bar(f"{tag} ingest", size, unit="chunk") as bar:
             t0 = time.perf_counter()
-            store.ingest(chunks, progress=lambda total: bar.advance(total - bar.done))
+            store.ingest(chunks, progress=lambda total: bar.update(total - bar.n))
             ingest_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         store.client.flush(store.collection)  # what an ingest job does before serving: seal, index
@@ -194,13 +194,13 @@ def _measure(
             if affinity["pinned"]:
                 say(f"{tag} client on cores {affinity['client_cores']}, engine on {affinity['engine_cores']}")
             variants = _variants(store, settings, pool)
-            with Progress(f"{tag} queries x{len(variants)}", len(asked)) as bar:
+            with progress_bar(f"{tag} queries x{len(variants)}", len(asked), unit="query") as bar:
                 samples = interleave(
                     variants,
                     asked,
                     warmup=warmup,
                     engine_pid=engine.pid,
-                    on_item=bar.advance,
+                    on_item=bar.update,
                     keep_results=True,
                 )
             figures: dict[str, Any] = {

@@ -16,7 +16,7 @@ from conformance.adapters.reference import ReferenceAdapter
 from conformance.stdio import StdioAdapter
 from reference import canonicalize_label
 
-from ._progress import Progress
+from ._progress import progress_bar
 from ._stats import Samples, interleave
 
 __all__ = ["run_stdio"]
@@ -56,8 +56,8 @@ def run_stdio(*, blocks: int, per_block: int, warmup: int) -> dict[str, Any]:
             "stdio": block(plain.canonicalize_label),
             "stdio_validate": block(strict.canonicalize_label),
         }
-        with Progress("[stdio] blocks", warmup + blocks) as bar:
-            samples = interleave(variants, range(warmup + blocks), warmup=warmup, on_item=bar.advance)
+        with progress_bar("[stdio] blocks", warmup + blocks, unit="block") as bar:
+            samples = interleave(variants, range(warmup + blocks), warmup=warmup, on_item=bar.update)
     finally:
         plain.close()
         strict.close()

@@ -15,7 +15,7 @@ widest run of equally good thresholds, the one farthest from both classes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import median, quantiles
 from typing import Any, Literal
 
@@ -111,8 +111,17 @@ class Calibration(_Model):
         raise KeyError(f"no case {variant} at maxL2Distance {max_l2}")
 
 
-def calibrate(run: EvalRun, *, max_l2_distances: Sequence[float] = DEFAULT_MAX_L2) -> Calibration:
-    """Distributions, sweeps and suggested settings for every mode of ``run``."""
+def calibrate(
+    run: EvalRun,
+    *,
+    max_l2_distances: Sequence[float] = DEFAULT_MAX_L2,
+    progress: Callable[[int, int], None] | None = None,
+) -> Calibration:
+    """Distributions, sweeps and suggested settings for every mode of ``run``.
+
+    ``progress(done, total)`` is called with 0 first, then after each case (a variant at one
+    ``rag.max-l2-distance``).
+    """
     settings = run.settings_model()
     configured_l2 = settings.max_l2_distance
     l2s = tuple(sorted({float(m) for m in (*max_l2_distances, configured_l2)}))
@@ -122,11 +131,16 @@ def calibrate(run: EvalRun, *, max_l2_distances: Sequence[float] = DEFAULT_MAX_L
         raise EvaluationError(
             "calibration needs answerable and unanswerable queries; the run has only one class"
         )
-    cases = []
-    for mode in run.modes:
-        cases += [_case(run, mode, mode, m) for m in l2s]
+    todo: list[tuple[SearchMode, Variant, float]] = [(mode, mode, m) for mode in run.modes for m in l2s]
     if "hybrid" in run.modes:
-        cases.append(_case(run, "hybrid", "hybrid-rank-only", configured_l2))
+        todo.append(("hybrid", "hybrid-rank-only", configured_l2))
+    cases = []
+    if progress is not None:
+        progress(0, len(todo))
+    for done, (mode, variant, m) in enumerate(todo, start=1):
+        cases.append(_case(run, mode, variant, m))
+        if progress is not None:
+            progress(done, len(todo))
     suggestions = tuple(
         _suggest(run, settings, [c for c in cases if c.variant == mode]) for mode in run.modes
     )

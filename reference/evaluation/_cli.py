@@ -25,7 +25,7 @@ from .._store import MilvusKnowledgeStore, redact_uri
 from ._beir import CHUNKINGS, load_beir_set
 from ._calibration import DEFAULT_MAX_L2, Calibration, calibrate
 from ._dataset import EvalSet, EvaluationError, load_eval_set
-from ._progress import ProgressBar
+from ._progress import ProgressStep
 from ._report import calibration_markdown, evaluation_markdown, toml_float
 from ._run import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
 from ._summary import summarize
@@ -180,18 +180,23 @@ def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
         _say(
             f"engine: {engine}; ingesting {len(eval_set.corpus)} chunks, then {len(eval_set.queries)} queries"
         )
-        progress = None if args.no_progress else ProgressBar("evaluate")
-        return run_evaluation(
-            eval_set,
-            store,
-            embedder,
-            settings=settings,
-            modes=args.modes,
-            ks=args.ks,
-            label_check_depth=args.check_depth,
-            engine=engine,
-            progress=progress,
-        )
+        show = not args.no_progress
+        with (
+            ProgressStep("ingest", enabled=show, unit="chunk") as chunks,
+            ProgressStep("evaluate", enabled=show, unit="query") as queries,
+        ):
+            return run_evaluation(
+                eval_set,
+                store,
+                embedder,
+                settings=settings,
+                modes=args.modes,
+                ks=args.ks,
+                label_check_depth=args.check_depth,
+                engine=engine,
+                progress=queries,
+                ingest_progress=chunks,
+            )
 
 
 def _load_set(args: argparse.Namespace) -> EvalSet:
@@ -253,7 +258,8 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
     else:
         run = _evaluate_run(args, settings_loader)
         written += _write_evaluation(run, out)
-    result = calibrate(run, max_l2_distances=args.max_l2)
+    with ProgressStep("calibrate", enabled=not args.no_progress, unit="case") as step:
+        result = calibrate(run, max_l2_distances=args.max_l2, progress=step)
     images: dict[str, str] = {}
     if not args.no_plots:
         from ._plots import PLOT_FILES, write_plots

@@ -1,51 +1,76 @@
-"""A progress bar on stderr for the evaluation, without a dependency.
+"""The progress bar of ``evaluate``, ``calibrate`` and the benchmarks: tqdm's, on stderr.
 
-On a terminal the bar is redrawn in place (``\\r``); into a pipe or a file (CI logs) it writes a plain
-line at each tenth of the work instead, so a log shows progress without hundreds of lines.
+One bar per long step (ingest, queries, calibration cases). It is drawn only when stderr is a terminal:
+into a pipe or a CI log it is off, as it is with ``--no-progress``.
+The library functions take a plain ``progress(done, total)`` callback, so they need no tqdm;
+:class:`ProgressStep` is such a callback with a bar of its own.
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from typing import TextIO
+from functools import cache
+from typing import Any
 
-__all__ = ["ProgressBar"]
+__all__ = ["ProgressStep", "progress_bar"]
 
 
-class ProgressBar:
-    """``label [#####.....] done/total  elapsed``; call it as ``progress(done, total)``."""
+def progress_bar(label: str, total: int | None = None, *, enabled: bool = True, unit: str = "it") -> Any:
+    """A tqdm bar on stderr labelled ``label``; a no-op bar when ``enabled`` is false or not on a terminal.
 
-    width = 30
+    Use it as a context manager, so the line is finished even when the step fails.
+    """
+    return _bar_class()(
+        desc=label,
+        total=total,
+        unit=unit,
+        file=sys.stderr,
+        disable=None if enabled else True,  # None: tqdm turns itself off when stderr is not a TTY
+        dynamic_ncols=True,
+        leave=True,
+    )
 
-    def __init__(self, label: str, *, stream: TextIO | None = None) -> None:
-        self.label = label
-        self.stream = stream if stream is not None else sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.started = time.monotonic()
-        self._last_tenth = -1
-        self._last_draw = 0.0
+
+@cache
+def _bar_class() -> Any:
+    from tqdm import tqdm
+
+    class Bar(tqdm):  # type: ignore[misc]  # tqdm ships no type hints
+        # No monitor thread: the benchmarks time the very loops these bars count.
+        monitor_interval = 0
+
+    return Bar
+
+
+class ProgressStep:
+    """A ``progress(done, total)`` callback that draws one bar for one step of a library call.
+
+    The bar opens at the first call (the library reports 0 before it starts the step) and is finished
+    when ``done`` reaches ``total``, so the steps of one call (ingest, then the queries) follow each
+    other line by line, each with its own elapsed time. Leaving the ``with`` block finishes a bar that a
+    failure interrupted.
+    """
+
+    def __init__(self, label: str, *, enabled: bool = True, unit: str = "it") -> None:
+        self.label, self.enabled, self.unit = label, enabled, unit
+        self._bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
-        total = max(total, 1)
-        done = min(max(done, 0), total)
-        now = time.monotonic()
-        if self.tty:
-            if done < total and now - self._last_draw < 0.1:
-                return  # a terminal needs a few redraws a second, not one per query
-            self._last_draw = now
-            self.stream.write("\r" + self._line(done, total, now))
-            if done == total:
-                self.stream.write("\n")
-        else:
-            tenth = done * 10 // total
-            if tenth == self._last_tenth:
-                return
-            self._last_tenth = tenth
-            self.stream.write(self._line(done, total, now) + "\n")
-        self.stream.flush()
+        if self._bar is None:
+            self._bar = progress_bar(self.label, total, enabled=self.enabled, unit=self.unit)
+        self._bar.total = total
+        self._bar.update(done - self._bar.n)
+        if done >= total:
+            self.close()
 
-    def _line(self, done: int, total: int, now: float) -> str:
-        filled = done * self.width // total
-        bar = "#" * filled + "." * (self.width - filled)
-        return f"{self.label} [{bar}] {done}/{total}  {now - self.started:.1f} s"
+    def close(self) -> None:
+        """Finish the bar, if one is open."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> ProgressStep:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -202,11 +202,13 @@ def run_evaluation(
     label_check_depth: int = DEFAULT_CHECK_DEPTH,
     engine: str = "",
     progress: Callable[[int, int], None] | None = None,
+    ingest_progress: Callable[[int, int], None] | None = None,
 ) -> EvalRun:
     """Ingest ``eval_set`` into the empty ``store`` and run every query in every mode.
 
-    ``progress(done, total)`` is called after each query. The store's collection must be empty:
-    chunks that are not in the labelled corpus would make every metric meaningless.
+    ``ingest_progress(chunks, total)`` is called with 0 before the ingest and after each batch,
+    ``progress(done, total)`` with 0 before the first query and after each one. The store's collection
+    must be empty: chunks that are not in the labelled corpus would make every metric meaningless.
     """
     settings = settings or store.settings
     modes = tuple(dict.fromkeys(modes))
@@ -226,11 +228,20 @@ def run_evaluation(
             "collection so that only the labelled corpus can be retrieved"
         )
     started = time.perf_counter()
-    store.ingest(eval_set.corpus, embedder=embedder)
+    total = len(eval_set.corpus)
+    if ingest_progress is not None:
+        ingest_progress(0, total)
+    store.ingest(
+        eval_set.corpus,
+        embedder=embedder,
+        progress=None if ingest_progress is None else lambda done: ingest_progress(done, total),
+    )
     ingested = time.perf_counter()
     vectors = embedder.embed([q.query for q in eval_set.queries])
     category_of = {c.evidence_key: c.category for c in eval_set.corpus}
     outcomes = []
+    if progress is not None:
+        progress(0, len(eval_set.queries))
     for done, (query, vector) in enumerate(zip(eval_set.queries, vectors, strict=True), start=1):
         outcome = _run_query(store, query, vector, settings, modes, label_check_depth)
         if query.category is not None and query.answerable:

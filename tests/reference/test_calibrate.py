@@ -182,6 +182,13 @@ def test_maxl2_and_threshold_are_one_knob_when_nothing_clamps() -> None:
     assert js[2.0] == pytest.approx(js[3.0])
 
 
+def test_progress_is_reported_before_and_after_every_case() -> None:
+    calls: list[tuple[int, int]] = []
+    cal = calibrate(SEPARABLE, progress=lambda done, total: calls.append((done, total)))
+    assert len(cal.cases) == 11  # 5 maxL2 values x dense and hybrid, and hybrid rank-only
+    assert calls == [(i, 11) for i in range(12)]
+
+
 def test_the_configured_maxl2_is_always_compared() -> None:
     cal = calibrate(SEPARABLE, max_l2_distances=(1.0,))
     assert cal.max_l2_distances == (1.0, 2.0)

@@ -110,13 +110,14 @@ def test_evaluate_prints_a_summary_per_mode(evaluated: tuple[Path, str, str]) ->
     assert "gate at 0.50: F1" in lines[0]
 
 
-def test_evaluate_says_what_it_uses_and_shows_progress_on_stderr(evaluated: tuple[Path, str, str]) -> None:
+def test_evaluate_says_what_it_uses_on_stderr_and_no_bar_off_a_terminal(
+    evaluated: tuple[Path, str, str],
+) -> None:
     _, _, err = evaluated
     assert "rag-reference: embedder: " in err
     assert "rag-reference: engine: Milvus Lite" in err
     assert "(temporary file); ingesting 156 chunks, then 12 queries" in err
-    assert "evaluate [" in err
-    assert "12/12" in err
+    assert "12/12" not in err  # stderr is captured here, not a terminal: no progress bar
     assert "INFO:" not in err  # Milvus Lite's own logging stays quiet
     assert "Traceback" not in err
 
@@ -143,31 +144,44 @@ def test_calibrate_from_a_run_file(
     assert json.loads((tmp_path / "calibration.json").read_text())["criterion"].startswith("Youden's J")
 
 
-def test_calibrate_evaluates_first_without_a_run_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_calibrate_evaluates_first_without_a_run_file_with_bars_on_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    code, out, err = _run(
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = _run(
         capsys, "--embedder", "hashing", "calibrate", "--limit", "6", "--modes", "dense", "--no-plots",
         "--out", str(tmp_path),
     )  # fmt: skip
+    err = terminal.getvalue()
     assert code == 0, err
     assert "embedder: hashing (384-d" in err
+    for bar in ("ingest: 100%", "156/156", "evaluate: 100%", "6/6", "calibrate: 100%", "6/6"):
+        assert bar in err  # tqdm's bars: one per step, each finished
     assert {p.name for p in tmp_path.iterdir()} == {
         "evaluation.json", "evaluation.md", "qrels.txt", "dense.run", "calibration.json", "calibration.md",
     }  # fmt: skip
     assert out.splitlines()[-1].startswith("wrote ")
 
 
-def test_evaluate_at_a_given_uri_drops_its_collection(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_evaluate_at_a_given_uri_drops_its_collection_and_no_progress_means_no_bar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
     db = str(tmp_path / "mine.db")
-    code, _, err = _run(
+    code, _, _ = _run(
         capsys, "--uri", db, "evaluate", "--limit", "3", "--out", str(tmp_path / "r"), "--no-progress"
     )
+    err = terminal.getvalue()
     assert code == 0, err
     assert f"engine: {db}" in err
-    assert "evaluate [" not in err
+    assert "%|" not in err
     client = MilvusClient(db)
     try:
         assert client.list_collections() == []

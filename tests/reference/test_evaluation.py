@@ -8,6 +8,7 @@ recorded evidence, the summary's counts from the outcomes.
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -27,7 +28,7 @@ from reference import (
     run_evaluation,
     summarize,
 )
-from reference.evaluation._progress import ProgressBar
+from reference.evaluation._progress import ProgressStep, progress_bar
 
 SETTINGS = Settings()
 
@@ -49,8 +50,16 @@ def run(client: MilvusClient, small: EvalSet) -> EvalRun:
     embedder = make_embedder()
     store = MilvusKnowledgeStore(client, collection="evaluation", dim=embedder.dim, settings=SETTINGS)
     calls: list[tuple[int, int]] = []
-    result = run_evaluation(small, store, embedder, progress=lambda d, t: calls.append((d, t)))
-    assert calls == [(i, len(small.queries)) for i in range(1, len(small.queries) + 1)]
+    ingested: list[tuple[int, int]] = []
+    result = run_evaluation(
+        small,
+        store,
+        embedder,
+        progress=lambda d, t: calls.append((d, t)),
+        ingest_progress=lambda d, t: ingested.append((d, t)),
+    )
+    assert calls == [(i, len(small.queries)) for i in range(len(small.queries) + 1)]
+    assert ingested == [(0, 156), (156, 156)]  # before, and after one batch of the store's 256
     return result
 
 
@@ -179,25 +188,46 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_into_a_log_prints_the_start_and_each_tenth() -> None:
-    stream = io.StringIO()
-    bar = ProgressBar("evaluate", stream=stream)
-    for done in range(1, 101):
-        bar(done, 100)
-    lines = stream.getvalue().splitlines()
-    assert [line.split("] ")[1].split("/")[0] for line in lines] == [
-        "1",
-        *(str(n) for n in range(10, 101, 10)),
-    ]
-    assert lines[-1].startswith("evaluate [" + "#" * 30 + "] 100/100")
+def test_each_step_draws_its_bar_on_a_terminal_one_after_the_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with ProgressStep("ingest", unit="chunk") as ingest, ProgressStep("evaluate", unit="query") as queries:
+        for done in (0, 256, 300):
+            ingest(done, 300)
+        assert "ingest: 100%" in terminal.getvalue()  # finished before the next step starts
+        assert "evaluate" not in terminal.getvalue()
+        for done in range(6):
+            queries(done, 5)
+    text = terminal.getvalue()
+    assert text.index("300/300") < text.index("evaluate: 100%") < text.index("5/5")
 
 
-def test_progress_on_a_terminal_redraws_one_line() -> None:
-    stream = _Terminal()
-    bar = ProgressBar("evaluate", stream=stream)
-    for done in range(1, 6):
-        bar(done, 5)
-    text = stream.getvalue()
-    assert text.startswith("\r")
-    assert text.endswith("5/5  " + text.rsplit("5/5  ", 1)[1])
-    assert text.count("\n") == 1  # only after the last redraw
+def test_a_step_that_fails_still_finishes_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+
+    def fail_midway() -> None:
+        with ProgressStep("evaluate") as step:
+            step(0, 4)
+            step(1, 4)
+            raise RuntimeError("engine gone")
+
+    with pytest.raises(RuntimeError, match="engine gone"):
+        fail_midway()
+    assert terminal.getvalue().rstrip("\r").endswith("\n")
+    assert "1/4" in terminal.getvalue()
+
+
+@pytest.mark.parametrize("on_terminal", [False, True])
+def test_the_bar_is_off_off_a_terminal_or_when_asked(
+    monkeypatch: pytest.MonkeyPatch, on_terminal: bool
+) -> None:
+    stream = _Terminal() if on_terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    with progress_bar("evaluate", 3, enabled=not on_terminal) as bar:
+        bar.update(3)
+    assert bar.disable
+    with ProgressStep("evaluate", enabled=not on_terminal) as step:
+        step(0, 3)
+        step(3, 3)
+    assert stream.getvalue() == ""
