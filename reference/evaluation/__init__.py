@@ -13,7 +13,7 @@
 - the reports: Markdown (``_report``) and PNG plots (``_plots``, the only module that imports
   matplotlib);
 - ``rag-reference evaluate`` and ``calibrate``, a thin layer over the above (``_cli``), with its
-  progress bar (``_progress``).
+  progress bars, tqdm's (``_progress``, which the benchmarks use too).
 
 :mod:`reference` re-exports the names it always had; the BEIR and TREC functions are public here.
 Importing this package starts no engine and imports neither pymilvus, ir_measures nor matplotlib.
