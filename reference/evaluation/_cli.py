@@ -40,7 +40,7 @@ def add_commands(commands: Any, settings_loader: Any) -> None:
     """Register ``evaluate`` and ``calibrate`` on the CLI's subparsers."""
     evaluate = commands.add_parser(
         "evaluate",
-        help="run a labelled query set in dense and hybrid mode; write evaluation.json and .md",
+        help="run a labelled query set in dense and hybrid mode; write evaluation.json, .md and TREC runs",
         description="Ingest a labelled corpus into a throw-away collection, run every query through "
         "lookup_knowledge in each mode, and report R@k, nDCG@k and RR (trec_eval's), the category "
         "retry and the low-quality gate as a classifier.",
