@@ -6,10 +6,11 @@ as it would in production). For paraphrase and exact-token queries a label check
 dense search and a BM25-only search: a paraphrase should be found by dense only, an exact token by BM25
 only, within the check depth.
 
-The run keeps, per query and mode: the lookup path, the ranks of the labelled chunks among the
-candidates of the attempt that was used, the accepted evidence (with the distances needed to recompute
-``qualityScore`` under another ``rag.max-l2-distance``) and the gates. :class:`EvalRun` is what
-``evaluation.json`` holds and what calibration reads back.
+The run keeps, per query and mode: the lookup path, the ranking of the candidates of the attempt that
+was used (what the ranking metrics and the TREC run are made of) with the ranks of the labelled chunks
+in it, the accepted evidence (with the distances needed to recompute ``qualityScore`` under another
+``rag.max-l2-distance``) and the gates. :class:`EvalRun` is what ``evaluation.json`` holds and what
+calibration reads back.
 """
 
 from __future__ import annotations
