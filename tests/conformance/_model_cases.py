@@ -30,7 +30,7 @@ def block(c: WireCandidate, quality: float, label: str | None = None) -> Block:
         chunk_index=c.chunk_index,
         original_rank=c.original_rank,
         quality_score=quality,
-        score_label=label or c.score_label,
+        score_label=label or model.canonical(c.score_label) or c.score_label,
     )
 
 

@@ -66,7 +66,10 @@ def test_hybrid_with_dense_distance_may_use_the_formula_or_a_rank_mapping() -> N
     request = QualityRequest(score_label="hybrid", original_rank=1, batch_size=3, dense_distance=1.0)
     assert model.check_quality(request, 0.5) == []  # the L2 formula on denseDistance
     assert model.check_quality(request, 1.0) == []  # rank 1 of any rank mapping
-    assert rules(model.check_quality(request, 0.75)) == {"dense-distance-quality"}  # 1 - d/4: another max
+    # 1 - d/4, another max: R7 fixes no formula for the "absolute similarity", so the kit only notes it
+    found = model.check_quality(request, 0.75)
+    assert rules(found) == {"dense-distance-formula"}
+    assert model.failing(found) == []
 
 
 # -- post-process: structure ------------------------------------------------------------------------------
@@ -111,7 +114,14 @@ def test_blocks_must_be_candidates_with_chunk_identity_keys() -> None:
     )
     wrong_key = block(cs[0], 0.9).model_copy(update={"evidence_key": "A-0"})
     assert "evidence-identity" in rules(model.check_post_process(cs, CONFIG, reply([stranger])))
-    assert rules(model.check_post_process(cs, CONFIG, reply([wrong_key]))) == {"evidence-identity"}
+    # The evidenceKey spelling is the protocol's, not the spec's: noted, never failed.
+    found = model.check_post_process(cs, CONFIG, reply([wrong_key]))
+    assert rules(found) == {"evidence-key"}
+    assert model.failing(found) == []
+    renumbered = block(cs[0], 0.9).model_copy(update={"original_rank": 7})
+    found = model.check_post_process(cs, CONFIG, reply([renumbered]))
+    assert rules(found) == {"evidence-key"}
+    assert model.failing(found) == []
 
 
 def test_duplicates_and_return_n() -> None:
@@ -127,6 +137,10 @@ def test_duplicates_and_return_n() -> None:
 def test_block_labels_keep_their_candidates_canonical_label() -> None:
     cs = [cand("A", 1, 0.03, label="rrf_fused", dd=0.4)]
     assert model.check_post_process(cs, CONFIG, reply([block(cs[0], 1.0, "hybrid")])) == []
+    # An evidence block is a new emission: echoing the candidate's alias breaks R1.
+    assert rules(model.check_post_process(cs, CONFIG, reply([block(cs[0], 1.0, "rrf_fused")]))) == {
+        "emitted-alias"
+    }
     assert rules(model.check_post_process(cs, CONFIG, reply([block(cs[0], 1.0, "dense")]))) == {
         "dense-distance-label"
     }
@@ -174,8 +188,12 @@ def test_dense_distance_on_every_hit_allows_the_formula_or_a_rank_mapping() -> N
     cs = [cand("A", 1, 0.033, label="hybrid", dd=1.2), cand("B", 2, 0.032, label="hybrid", dd=0.4)]
     assert model.check_post_process(cs, CONFIG, reply([block(cs[0], 0.4), block(cs[1], 0.8)])) == []
     assert model.check_post_process(cs, CONFIG, reply([block(cs[0], 1.0), block(cs[1], 0.5)])) == []
-    quarter = [block(cs[0], 0.7), block(cs[1], 0.9)]  # 1 - d/4: neither reading
-    assert "dense-distance-quality" in rules(model.check_post_process(cs, CONFIG, reply(quarter)))
+    quarter = [block(cs[0], 0.7), block(cs[1], 0.9)]  # 1 - d/4: another similarity, noted
+    found = model.check_post_process(cs, CONFIG, reply(quarter))
+    assert rules(found) == {"dense-distance-formula"}
+    assert model.failing(found) == []
+    rising = [block(cs[0], 0.9), block(cs[1], 0.7)]  # rises with the distance, and no rank mapping either
+    assert "dense-distance-quality" in rules(model.check_post_process(cs, CONFIG, reply(rising)))
 
 
 def test_mixed_dense_distance_batches_follow_the_distance_or_one_rank_mapping() -> None:
@@ -188,8 +206,10 @@ def test_mixed_dense_distance_batches_follow_the_distance_or_one_rank_mapping() 
     assert model.check_post_process(cs, CONFIG, reply(by_distance_where_given)) == []
     rank_only = [block(cs[0], 1.0), block(cs[1], 0.5), block(cs[2], 0.2)]
     assert model.check_post_process(cs, CONFIG, reply(rank_only)) == []
-    quarter = [block(cs[0], 0.7), block(cs[1], 0.9), block(cs[2], 0.95)]  # 1 - d/4 and a rising rank
-    assert rules(model.check_post_process(cs, CONFIG, reply(quarter))) == {"dense-distance-quality"}
+    quarter = [block(cs[0], 0.7), block(cs[1], 0.9), block(cs[2], 0.95)]  # 1 - d/4 where given: noted
+    assert model.failing(model.check_post_process(cs, CONFIG, reply(quarter))) == []
+    against = [block(cs[0], 0.9), block(cs[1], 0.9), block(cs[2], 0.3)]  # nearer, worse: no similarity
+    assert rules(model.check_post_process(cs, CONFIG, reply(against))) == {"dense-distance-quality"}
 
 
 def test_the_one_normalizer_is_asked_with_either_batch_size() -> None:
@@ -271,13 +291,15 @@ def test_a_dropped_list_is_optional_but_when_given_complete_and_true() -> None:
         Dropped(evidence_key="A#0", original_rank=4, reason="duplicate"),
     )
     assert model.check_post_process(cs, config, reply(kept, dropped=true)) == []
+    # The spec names no dropped list: what is wrong with one is noted, never failed (readings 16).
     lying = (true[0].model_copy(update={"reason": "return_n"}), *true[1:])
-    assert rules(model.check_post_process(cs, config, reply(kept, dropped=lying))) == {"dropped"}
-    assert rules(model.check_post_process(cs, config, reply(kept, dropped=true[:2]))) == {"dropped"}
     twice = (*true, true[2])
-    assert rules(model.check_post_process(cs, config, reply(kept, dropped=twice))) == {"dropped"}
-    unknown = (true[0].model_copy(update={"reason": "capped"}), *true[1:])
-    assert rules(model.check_post_process(cs, config, reply(kept, dropped=unknown))) == {"dropped"}
+    for given in (lying, true[:2], twice):
+        found = model.check_post_process(cs, config, reply(kept, dropped=given))
+        assert rules(found) == {"dropped"}
+        assert model.failing(found) == []
+    own_codes = tuple(d.model_copy(update={"reason": code}) for d, code in zip(true, ("CAP", "N", "DUP")))
+    assert model.check_post_process(cs, config, reply(kept, dropped=own_codes)) == []
 
 
 def test_extra_reply_fields_are_allowed() -> None:
