@@ -31,6 +31,7 @@ __all__ = ["FLOAT32_TOLERANCE", "MilvusOracle", "Ranked", "brute_force_l2", "rrf
 # Squared L2 of unit vectors lies in [0, 4]; float32 summation error over a few dims is ~1e-6.
 FLOAT32_TOLERANCE = 1e-4
 _TEXT_MAX = 1024
+_MAX_LIMIT = 16384  # Milvus's largest topk
 # What each search mode needs of the engine, beyond dense search: hybrid is dense + BM25, fused.
 MODE_NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({"dense": (), "hybrid": ("bm25",)})
 
@@ -182,14 +183,25 @@ class MilvusOracle:
 
     # -- the engine, asked directly ------------------------------------------------------------------
 
+    @property
+    def size(self) -> int:
+        """How many chunks the oracle holds: every search of it fits in one answer of this limit."""
+        return len(self._keys)
+
     def dense_search(
         self, query_vector: Sequence[float], limit: int, category: str | None = None
     ) -> list[Ranked]:
-        """The engine's own dense ANN answer: distance is Milvus's L2 (squared)."""
-        key = ("dense", tuple(query_vector), limit, category)
+        """The engine's own dense ANN answer: distance is Milvus's L2 (squared).
+
+        The engine is asked once per query for every chunk (the corpus is small); each limit is a prefix.
+        """
+        key = ("dense", tuple(query_vector), category)
         if key not in self._answers:
-            self._answers[key] = self._dense_search(query_vector, limit, category)
-        return list(self._answers[key])
+            self._answers[key] = self._dense_search(query_vector, self._limit(), category)
+        return list(self._answers[key][:limit])
+
+    def _limit(self) -> int:
+        return max(1, min(self.size, _MAX_LIMIT))
 
     def _dense_search(self, query_vector: Sequence[float], limit: int, category: str | None) -> list[Ranked]:
         hits = self._client.search(
@@ -210,10 +222,10 @@ class MilvusOracle:
         """
         if "bm25" in self.lacks:
             return self._advertised_bm25(query_text, limit, category)
-        key = ("bm25", query_text, limit, category)
+        key = ("bm25", query_text, category)
         if key not in self._answers:
-            self._answers[key] = self._bm25_search(query_text, limit, category)
-        return list(self._answers[key])
+            self._answers[key] = self._bm25_search(query_text, self._limit(), category)
+        return list(self._answers[key][:limit])
 
     def _bm25_search(self, query_text: str, limit: int, category: str | None) -> list[Ranked]:
         hits = self._client.search(

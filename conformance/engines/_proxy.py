@@ -48,17 +48,26 @@ class SearchTarget:
 
 @dataclass(frozen=True)
 class RecordedCall:
-    """One RPC the proxy forwarded. ``searches`` is empty for anything but (hybrid) search."""
+    """One RPC the proxy forwarded. ``searches`` is empty for anything but (hybrid) search.
+
+    A ``Query`` keeps its filter (``expr``); a plain ``Search`` keeps the primary keys it returned and
+    the name of the primary field, so that fetching exactly those rows reads as hydration, not retrieval.
+    """
 
     method: str
     collection: str | None = None
     searches: tuple[SearchTarget, ...] = field(default=())
+    expr: str | None = None
+    result_keys: tuple[object, ...] | None = None
+    primary_field: str | None = None
 
     @property
     def is_search(self) -> bool:
         return self.method in ("Search", "HybridSearch", "SearchByPrimaryKeys")
 
     def describe(self) -> str:
+        if self.expr is not None:
+            return f"{self.method}({self.collection or ''}: filter {self.expr!r})"
         if not self.searches:
             return f"{self.method}({self.collection or ''})"
         return f"{self.method}({self.collection}: {'; '.join(s.describe() for s in self.searches)})"
@@ -199,9 +208,18 @@ class _Forwarder:
 
         @guarded
         def unary(request: bytes, context: Any) -> bytes:
-            self._proxy._record(_decode(short, method, request))
+            call = _decode(short, method, request)
             forward = channel.unary_unary(method)
-            return forward(request, metadata=metadata(context), timeout=timeout(context))
+            if short != "Search" or len(call.searches) != 1:
+                self._proxy._record(call)
+                return forward(request, metadata=metadata(context), timeout=timeout(context))
+            try:
+                response: bytes = forward(request, metadata=metadata(context), timeout=timeout(context))
+            except grpc.RpcError:
+                self._proxy._record(call)
+                raise
+            self._proxy._record(_with_results(call, response))
+            return response
 
         def server_stream(request: bytes, context: Any) -> Any:
             self._proxy._record(RecordedCall(method=short))
@@ -235,6 +253,8 @@ def _streaming_methods() -> dict[str, str]:
 
 def _decode(short: str, method: str, request: bytes) -> RecordedCall:
     """Best effort: an undecodable request is still recorded, by method name."""
+    if method.startswith(_SERVICE_PREFIX) and short == "Query":
+        return _query(request)
     if not method.startswith(_SERVICE_PREFIX) or short not in ("Search", "HybridSearch"):
         return RecordedCall(method=short, collection=_collection(short, request))
     from pymilvus.grpc_gen import milvus_pb2
@@ -277,3 +297,28 @@ def _collection(short: str, request: bytes) -> str | None:
         return message_type.FromString(request).collection_name or None
     except Exception:
         return None
+
+
+def _query(request: bytes) -> RecordedCall:
+    from pymilvus.grpc_gen import milvus_pb2
+
+    try:
+        message = milvus_pb2.QueryRequest.FromString(request)
+    except Exception:
+        return RecordedCall(method="Query")
+    return RecordedCall(method="Query", collection=message.collection_name or None, expr=message.expr)
+
+
+def _with_results(call: RecordedCall, response: bytes) -> RecordedCall:
+    """The search call with the primary keys its reply returned (unchanged if the reply is not readable)."""
+    from dataclasses import replace
+
+    from pymilvus.grpc_gen import milvus_pb2
+
+    try:
+        results = milvus_pb2.SearchResults.FromString(response).results
+    except Exception:
+        return call
+    ids = results.ids
+    keys: tuple[object, ...] = tuple(ids.int_id.data) if ids.HasField("int_id") else tuple(ids.str_id.data)
+    return replace(call, result_keys=keys, primary_field=results.primary_field_name or None)

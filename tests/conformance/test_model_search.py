@@ -43,10 +43,10 @@ HYBRID_TRUTH = model.SearchTruth(
 
 
 def test_dense_hits_are_the_nearest_with_their_squared_l2() -> None:
-    good = SearchReply(
-        hits=(hit("a", 1, 0.1, "dense"), hit("b", 2, 0.3, "l2_distance"), hit("c", 3, 0.5, "dense"))
-    )
+    good = SearchReply(hits=(hit("a", 1, 0.1, "dense"), hit("b", 2, 0.3, "dense"), hit("c", 3, 0.5, "dense")))
     assert model.check_search(search("dense"), good, DENSE_TRUTH) == []
+    alias = SearchReply(hits=(good.hits[0], good.hits[1].model_copy(update={"score_label": "l2_distance"})))
+    assert "emitted-alias" in rules(model.check_search(search("dense"), alias, DENSE_TRUTH))
     euclid = SearchReply(hits=tuple(h.model_copy(update={"score": h.score**0.5}) for h in good.hits))
     assert rules(model.check_search(search("dense"), euclid, DENSE_TRUTH)) == {"dense-score"}
     zero_based = SearchReply(
@@ -61,9 +61,13 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
     fused = (
         hit("a", 1, 0.0325, "hybrid", 0.1),
         hit("d", 2, 0.0164, "hybrid", 1.9),
-        hit("b", 3, 0.0161, "rrf_fused"),
+        hit("b", 3, 0.0161, "hybrid"),
     )
     assert model.check_search(search("hybrid"), SearchReply(hits=fused), HYBRID_TRUTH) == []
+    reversed_scale = tuple(h.model_copy(update={"score": -h.score}) for h in fused)
+    found = model.check_search(search("hybrid"), SearchReply(hits=reversed_scale), HYBRID_TRUTH)
+    assert rules(found) == {"hybrid-score-scale"}  # another scale than the fused one: noted
+    assert model.failing(found) == []
     scaled = tuple(h.model_copy(update={"score": h.score * 100}) for h in fused)
     assert model.check_search(search("hybrid"), SearchReply(hits=scaled), HYBRID_TRUTH) == []
     no_score = tuple(h.model_copy(update={"score": None}) for h in fused)
@@ -113,9 +117,20 @@ class _Target:
 
 
 class _Call:
-    def __init__(self, method: str, *kinds: str) -> None:
+    def __init__(
+        self,
+        method: str,
+        *kinds: str,
+        expr: str | None = None,
+        keys: tuple[object, ...] | None = None,
+        collection: str = "c",
+    ) -> None:
         self.method = method
         self.searches = tuple(_Target(k) for k in kinds)
+        self.collection = collection
+        self.expr = expr
+        self.result_keys = keys
+        self.primary_field = "pk" if keys is not None else None
 
     def describe(self) -> str:
         return f"{self.method}({', '.join(t.kind for t in self.searches)})"
@@ -129,6 +144,21 @@ def test_dense_mode_reads_data_only_through_dense_ann() -> None:
     assert rules(model.check_dense_only([_Call("Search", "text")], "calls")) == {"dense-only"}
     assert rules(model.check_dense_only([_Call("HybridSearch", "dense", "text")], "calls")) == {"dense-only"}
     assert rules(model.check_dense_only([_Call("LoadCollection")], "calls")) == {"dense-only"}
+
+
+def test_fetching_exactly_the_dense_hits_by_primary_key_is_hydration() -> None:
+    searched = _Call("Search", "dense", keys=(4, 9))
+    assert model.check_dense_only([searched, _Call("Query", expr="pk in [4, 9]")], "calls") == []
+    assert model.check_dense_only([searched, _Call("Query", expr="pk == 9")], "calls") == []
+    named = _Call("Search", "dense", keys=("a#0", "b'1"))
+    assert model.check_dense_only([named, _Call("Query", expr="pk in ['a#0', \"b'1\"]")], "calls") == []
+    for retrieval in ("pk in [4, 10]", "pk > 3", "doc_id in ['x']", "pk in [4] or pk > 0", ""):
+        calls = [searched, _Call("Query", expr=retrieval)]
+        assert rules(model.check_dense_only(calls, "calls")) == {"dense-only"}, retrieval
+    other_collection = _Call("Query", expr="pk in [4]", collection="other")
+    assert rules(model.check_dense_only([searched, other_collection], "calls")) == {"dense-only"}
+    before_the_search = [_Call("Query", expr="pk in [4]"), searched]
+    assert rules(model.check_dense_only(before_the_search, "calls")) == {"dense-only"}
 
 
 # -- lookup ------------------------------------------------------------------------------------------------
@@ -184,9 +214,10 @@ def test_a_lookup_path_follows_the_filtered_quality_and_the_category() -> None:
     strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
     config = strict.config
     assert model.check_lookup(strict, answer(LOOKUP.unfiltered, "unfiltered_retry", config), LOOKUP) == []
-    assert rules(model.check_lookup(lookup(None), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)) == {
-        "retry-path"
-    }
+    # A lookup without a category that names its path otherwise: the protocol's vocabulary, noted.
+    found = model.check_lookup(lookup(None), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)
+    assert rules(found) == {"path-name"}
+    assert model.failing(found) == []
 
 
 def test_the_retry_may_replace_or_merge_but_must_bring_the_unfiltered_best() -> None:
@@ -232,3 +263,99 @@ def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
         path="unfiltered",
     )
     assert rules(model.check_lookup(lookup(None), other_search, LOOKUP)) == {"lookup-retrieval"}
+
+
+def _reply(blocks, path: str, config: PostProcessConfig = CONFIG) -> LookupReply:
+    qualities = [b.quality_score for b in blocks]
+    top = max(qualities) if qualities else None
+    low = top is None or top < config.reference_threshold
+    return LookupReply(
+        blocks=tuple(blocks), relevance_level="X", top_quality_score=top, is_low_quality=low, path=path
+    )
+
+
+def test_a_merged_retry_may_renumber_the_filtered_ranks_after_the_unfiltered_ones() -> None:
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    unfiltered, filtered = LOOKUP.unfiltered.candidates, LOOKUP.filtered.candidates
+    renumbered = [
+        block(unfiltered[0], dq(0.1)),
+        block(unfiltered[1], dq(0.3)),
+        block(filtered[1], dq(1.4)).model_copy(update={"original_rank": 4}),  # e#0 after a, b, c
+    ]
+    assert (
+        model.failing(
+            model.check_lookup(strict, _reply(renumbered, "unfiltered_retry", strict.config), LOOKUP)
+        )
+        == []
+    )
+    by_source_rank = [
+        block(unfiltered[0], dq(0.1)),
+        block(filtered[0], dq(0.5)),  # c#0: rank 1 of the filtered search, rank 3 of the unfiltered
+        block(unfiltered[1], dq(0.3)),
+    ]
+    found = model.check_lookup(strict, _reply(by_source_rank, "unfiltered_retry", strict.config), LOOKUP)
+    assert model.failing(found) == []
+
+
+def test_a_merged_retry_resorted_by_quality_breaks_the_rank_order() -> None:
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(
+            None,
+            (
+                cand("a", 1, 0.03, label="hybrid", dd=0.9),
+                cand("b", 2, 0.02, label="hybrid", dd=0.2),
+                cand("c", 3, 0.01, label="hybrid", dd=0.5),
+            ),
+        ),
+        filtered=model.Attempt("billing", (cand("e", 1, 0.03, label="hybrid", dd=1.9),)),
+    )
+    request = LookupRequest(
+        query_text="q", query_vector=(1.0, 0.0), mode="hybrid", category="billing", retrieve_k=3
+    )
+    c = truth.unfiltered.candidates
+    in_rank_order = [block(c[0], dq(0.9)), block(c[1], dq(0.2)), block(c[2], dq(0.5))]
+    reply = _reply(in_rank_order, "unfiltered_retry")
+    assert model.failing(model.check_lookup(request, reply, truth, low={True})) == []
+    by_quality = sorted(in_rank_order, key=lambda b: -b.quality_score)
+    renumbered = [b.model_copy(update={"original_rank": i}) for i, b in enumerate(by_quality, start=1)]
+    for blocks in (by_quality, renumbered):
+        found = model.check_lookup(request, _reply(blocks, "unfiltered_retry"), truth, low={True})
+        assert "rank-order" in rules(model.failing(found))
+
+
+def test_a_filtered_lookup_its_own_gate_calls_low_must_retry() -> None:
+    request = lookup("billing")
+    low_filtered = answer(LOOKUP.filtered, "filtered").model_copy(update={"is_low_quality": True})
+    found = model.check_lookup(request, low_filtered, LOOKUP)
+    assert "retry-path" in rules(found) or "low-quality" in rules(found)
+    hybrid = model.LookupTruth(
+        unfiltered=model.Attempt(None, (cand("a", 1, 0.03, label="hybrid", dd=1.9),)),
+        filtered=model.Attempt("billing", (cand("e", 1, 0.03, label="hybrid", dd=1.9),)),
+    )
+    hybrid_request = request.model_copy(update={"mode": "hybrid"})
+    by_distance = _reply(
+        [block(hybrid.filtered.candidates[0], dq(1.9))], "filtered"
+    )  # 0.05: its gate says low
+    assert rules(model.check_lookup(hybrid_request, by_distance, hybrid)) == {"retry-path"}
+    by_rank = _reply([block(hybrid.filtered.candidates[0], 1.0)], "filtered")  # rank mapping: usable
+    assert model.check_lookup(hybrid_request, by_rank, hybrid) == []
+    # Its own normalizer says the filtered result is low: not retrying fails, whatever the readings.
+    assert rules(model.check_lookup(hybrid_request, by_rank, hybrid, low={True})) == {"retry-path"}
+
+
+def test_tied_hits_in_a_lookup_may_come_in_any_order_and_spill_past_the_end() -> None:
+    tied = (cand("a", 1, 0.4), cand("b", 2, 0.7), cand("c", 3, 0.7))
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(None, tied, ties=((0, 1), (1, 3)), spill=(cand("d", 3, 0.7),))
+    )
+    request = lookup(None)
+    for second, third in (("b", "c"), ("c", "b"), ("d", "b"), ("c", "d")):
+        blocks = [block(tied[0], dq(0.4))] + [
+            block(cand(doc, rank, 0.7), dq(0.7)) for rank, doc in ((2, second), (3, third))
+        ]
+        assert model.failing(model.check_lookup(request, _reply(blocks, "unfiltered"), truth)) == [], (
+            second,
+            third,
+        )
+    wrong = [block(tied[0], dq(0.4)), block(cand("e", 2, 0.7), dq(0.7))]
+    assert "lookup-retrieval" in rules(model.check_lookup(request, _reply(wrong, "unfiltered"), truth))
