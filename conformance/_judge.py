@@ -2,8 +2,10 @@
 
 A scenario's own Then steps check what the scenario is about; the judge checks everything else the spec
 fixes about the same reply, whatever the scenario's focus, so a violation fails the scenario that saw it
-and names the requirement it breaks (:class:`~conformance._model.SpecViolationError`). Reply fields the
-protocol does not define are noted for the report, never failed.
+and names the requirement it breaks (:class:`~conformance._model.SpecViolationError`). Findings of rules
+the spec's words do not back (the protocol's shapes), and reply fields the protocol does not define, are
+noted for the report, never failed. When a reply breaks a rule, the judge finds which input's influence
+broke it (:mod:`conformance._attribution`) and counts the failure there.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 from . import _model as model
+from ._attribution import reattribute, variations
 from ._calls import ask
 from ._errors import ConformanceError
 from ._protocol import (
@@ -27,24 +30,26 @@ from ._protocol import (
     QualityRequest,
     SearchReply,
     SearchRequest,
-    WireCandidate,
 )
+from ._retry_terms import own_low_quality
 from ._skip import require_mode
+from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
 
 if TYPE_CHECKING:
     from ._oracle import MilvusOracle
 
-__all__ = ["NOTES", "Judge", "lookup_truth", "search_truth"]
+__all__ = ["NOTES", "Judge"]
 
 NOTES = pytest.StashKey[list[str]]()
-"""Per test item: what the judge noticed that is reported but never failed (extra reply fields)."""
+"""Per test item: what the judge noticed that is reported but never failed (notes, extra reply fields)."""
 
 
 class Judge:
     """Asks the implementation and checks the whole reply against the executable model of the spec.
 
     ``oracle`` and ``recorder`` are callables returning the session's oracle and recording proxy; they
-    are called only by search and lookup, so pure scenarios never start Milvus.
+    are called only by search and lookup, so pure scenarios never start Milvus. ``advice`` collects
+    run-level findings that conform but defeat the spec's purpose (see :mod:`conformance._advice`).
     """
 
     def __init__(
@@ -55,12 +60,14 @@ class Judge:
         oracle: Callable[[], MilvusOracle] | None = None,
         recorder: Callable[[], Any] | None = None,
         notes: list[str] | None = None,
+        observe: Callable[[str, Any, Any], None] | None = None,
     ) -> None:
         self.implementation = implementation
         self.info = info
         self._oracle = oracle
         self._recorder = recorder
         self.notes = notes if notes is not None else []
+        self._observe = observe
 
     # -- pure capabilities ---------------------------------------------------------------------------
 
@@ -71,37 +78,42 @@ class Judge:
 
     def quality_score(self, request: QualityRequest) -> float:
         answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        self._seen("quality_score", request, answer)
         found = model.check_quality(request, answer)
-        if found and _is_alias(request.score_label):
+        if model.failing(found):
             # Wrong for an alias: is it the alias (right for the canonical label) or the formula itself?
-            canonical = request.model_copy(update={"score_label": model.canonical(request.score_label)})
-            again: float = ask(self.implementation, "quality_score", canonical, expect=float)
-            if not model.check_quality(canonical, again):
-                found = _blame_alias(found)
+            found = self._attribute(request, found, self._quality_conforms)
         self._verdict("quality_score", found)
         return answer
 
+    def _quality_conforms(self, request: QualityRequest) -> bool:
+        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        return not model.failing(model.check_quality(request, answer))
+
     def post_process(self, request: PostProcessRequest) -> PostProcessReply:
-        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
-        self._note_extras("post_process", reply)
-        normalizer = self._normalizer()
-        found = model.check_post_process(request.candidates, request.config, reply, normalizer=normalizer)
-        if found and any(_is_alias(c.score_label) for c in request.candidates):
-            canonical = request.model_copy(
-                update={
-                    "candidates": tuple(
-                        c.model_copy(update={"score_label": model.canonical(c.score_label) or c.score_label})
-                        for c in request.candidates
-                    )
-                }
-            )
-            again = ask(self.implementation, "post_process", canonical, expect=PostProcessReply)
-            if not model.check_post_process(
-                canonical.candidates, canonical.config, again, normalizer=normalizer
-            ):
-                found = _blame_alias(found)
+        reply = self._post_process_reply(request)
+        found = self._check_post_process(request, reply)
+        if model.failing(found):
+            found = self._attribute(request, found, self._post_process_conforms)
         self._verdict("post_process", found)
         return reply
+
+    def _post_process_reply(self, request: PostProcessRequest) -> PostProcessReply:
+        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        self._note_extras("post_process", reply)
+        self._seen("post_process", request, reply)
+        return reply
+
+    def _check_post_process(
+        self, request: PostProcessRequest, reply: PostProcessReply
+    ) -> list[model.Violation]:
+        return model.check_post_process(
+            request.candidates, request.config, reply, normalizer=self._normalizer()
+        )
+
+    def _post_process_conforms(self, request: PostProcessRequest) -> bool:
+        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        return not model.failing(self._check_post_process(request, reply))
 
     # -- Milvus-backed -------------------------------------------------------------------------------
 
@@ -109,30 +121,88 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "search", request.mode)
         self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
+        reply, calls, found = self._search_checked(request)
+        if model.failing(found):
+            found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
+        self._verdict("search", found)
+        return reply, calls
+
+    def _search_checked(
+        self, request: SearchRequest
+    ) -> tuple[SearchReply, tuple[Any, ...], list[model.Violation]]:
         with self._recording() as calls:
             reply: SearchReply = ask(self.implementation, "search", request, expect=SearchReply)
         self._note_extras("search", reply)
-        found = model.check_search(request, reply, search_truth(self._need_oracle(), request))
+        self._seen("search", request, reply)
+        oracle = self._need_oracle()
+        found = model.check_search(request, reply, search_truth(oracle, request))
+        if request.mode == "hybrid" and model.failing(found):
+            found = self._other_fusions(request, reply, found)
         if request.mode == "dense":
             found += model.check_dense_only(calls, "the engine calls of a dense-mode search")
-        self._verdict("search", found)
-        return reply, tuple(calls)
+        return reply, tuple(calls), found
+
+    def _other_fusions(
+        self, request: SearchRequest, reply: SearchReply, found: list[model.Violation]
+    ) -> list[model.Violation]:
+        """A hybrid answer that is RRF with other parameters than the request's conforms, with a note."""
+        for fusion, truth in hybrid_alternatives(self._need_oracle(), request):
+            again = model.check_search(request, reply, truth)
+            if not model.failing(again):
+                note = model.violation(
+                    "hybrid-parameters",
+                    f"hybrid hits for RRF k={request.rrf_k}, sub-search limit {request.k}",
+                    f"RRF k={request.rrf_k} over sub-searches of limit {request.k} (the request's)",
+                    f"the order of {fusion.describe()}",
+                )
+                return [note, *again]
+        return found
 
     def lookup(self, request: LookupRequest) -> tuple[LookupReply, tuple[Any, ...]]:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "lookup", request.mode)
         self._need_oracle().require_mode(request.mode)
+        reply, calls, found = self._lookup_checked(request)
+        if model.failing(found):
+            # Evidence built on a broken search or post-process breaks those first: say that.
+            found = self._component_faults(request) or self._attribute(
+                request, found, lambda r: not model.failing(self._lookup_checked(r)[2])
+            )
+        self._verdict("lookup", found)
+        return reply, calls
+
+    def _lookup_checked(
+        self, request: LookupRequest
+    ) -> tuple[LookupReply, tuple[Any, ...], list[model.Violation]]:
         with self._recording() as calls:
             reply: LookupReply = ask(self.implementation, "lookup", request, expect=LookupReply)
         self._note_extras("lookup", reply)
-        found = model.check_lookup(request, reply, lookup_truth(self._need_oracle(), request))
+        self._seen("lookup", request, reply)
+        oracle = self._need_oracle()
+        truth = lookup_truth(oracle, request)
+        low = own_low_quality(self, request, truth) if request.category is not None else None
+        found = model.check_lookup(request, reply, truth, low=low)
+        if request.mode == "hybrid" and model.failing(found):
+            found = self._other_lookup_fusions(request, reply, found, low)
         if request.mode == "dense":
             found += model.check_dense_only(calls, "the engine calls of a dense-mode lookup")
-        if found:
-            # Evidence built on a broken search or post-process breaks those first: say that.
-            found = self._component_faults(request) or found
-        self._verdict("lookup", found)
-        return reply, tuple(calls)
+        return reply, tuple(calls), found
+
+    def _other_lookup_fusions(
+        self, request: LookupRequest, reply: LookupReply, found: list[model.Violation], low: set[bool] | None
+    ) -> list[model.Violation]:
+        oracle = self._need_oracle()
+        for fusion in fusions(request.rrf_k, request.retrieve_k, oracle.size):
+            again = model.check_lookup(request, reply, lookup_truth(oracle, request, fusion), low=low)
+            if not model.failing(again):
+                note = model.violation(
+                    "hybrid-parameters",
+                    "the lookup's hybrid searches",
+                    f"RRF k={request.rrf_k} over sub-searches of limit {request.retrieve_k} (the request's)",
+                    f"the evidence of {fusion.describe()}",
+                )
+                return [note, *again]
+        return found
 
     def _component_faults(self, request: LookupRequest) -> list[model.Violation]:
         """What the implementation's own search and post-process (where declared) break for this lookup.
@@ -150,10 +220,9 @@ class Judge:
                 candidates=attempt.candidates, hints=request.hints, config=request.config
             )
             reply = ask(self.implementation, "post_process", ask_request, expect=PostProcessReply)
-            faults = model.check_post_process(
-                attempt.candidates, request.config, reply, normalizer=self._normalizer()
-            )
+            faults = model.failing(self._check_post_process(ask_request, reply))
             if faults:
+                faults = self._attribute(ask_request, faults, self._post_process_conforms)
                 return _under("the post-process under this lookup", faults)
         return []
 
@@ -161,14 +230,29 @@ class Judge:
         """What the implementation's own search breaks for the searches this lookup makes."""
         for category in dict.fromkeys((request.category, None)):
             search = request.search(category)
-            with self._recording() as calls:
-                reply: SearchReply = ask(self.implementation, "search", search, expect=SearchReply)
-            found = model.check_search(search, reply, search_truth(self._need_oracle(), search))
-            if request.mode == "dense":
-                found += model.check_dense_only(calls, "the engine calls of a dense-mode search")
-            if found:
-                return _under("the search under this lookup", found)
+            _, _, found = self._search_checked(search)
+            faults = model.failing(found)
+            if faults:
+                faults = self._attribute(
+                    search, faults, lambda r: not model.failing(self._search_checked(r)[2])
+                )
+                return _under("the search under this lookup", faults)
         return []
+
+    # -- attribution ---------------------------------------------------------------------------------
+
+    def _attribute(
+        self, question: Any, found: list[model.Violation], conforms: Callable[[Any], bool]
+    ) -> list[model.Violation]:
+        """The findings, counted under the input whose removal makes the question conform (if any)."""
+        for variation, varied in variations(question):
+            try:
+                ok = conforms(varied)
+            except ConformanceError:
+                continue  # the varied question errored: it explains nothing
+            if ok:
+                return reattribute(found, variation)  # the first input whose removal explains it
+        return found
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -191,10 +275,17 @@ class Judge:
     def _recording(self) -> _Recording:
         return _Recording(self._recorder() if self._recorder is not None else None)
 
-    @staticmethod
-    def _verdict(operation: str, found: Sequence[model.Violation]) -> None:
-        if found:
-            raise model.SpecViolationError(operation, found)
+    def _seen(self, operation: str, request: Any, reply: Any) -> None:
+        if self._observe is not None:
+            self._observe(operation, request, reply)
+
+    def _verdict(self, operation: str, found: Sequence[model.Violation]) -> None:
+        for v in model.noted(found):
+            if v.note() not in self.notes:
+                self.notes.append(v.note())
+        failing = model.failing(found)
+        if failing:
+            raise model.SpecViolationError(f"{operation} reply", failing)
 
     def _note_extras(self, operation: str, reply: BaseModel) -> None:
         extra = sorted(set(_extra_fields(reply)))
@@ -205,18 +296,7 @@ class Judge:
 
 
 def _under(where: str, found: Sequence[model.Violation]) -> list[model.Violation]:
-    return [model.Violation(v.rule, f"{where}: {v.item}", v.expected, v.actual) for v in found]
-
-
-def _is_alias(label: str) -> bool:
-    canonical = model.canonical(label)
-    return canonical is not None and canonical != label
-
-
-def _blame_alias(found: Sequence[model.Violation]) -> list[model.Violation]:
-    """The same findings, attributed to canonicalization: the canonical labels alone conform."""
-    rule = model.RULES["alias-quality"]
-    return [model.Violation(rule, v.item, v.expected, f"{v.actual} (as {v.rule.id})") for v in found]
+    return [model.Violation(v.rule, f"{where}: {v.item}", v.expected, v.actual, v.varied) for v in found]
 
 
 class _Recording:
@@ -244,55 +324,3 @@ def _extra_fields(value: Any, path: str = "") -> Iterator[str]:
     elif isinstance(value, tuple | list):
         for item in value:
             yield from _extra_fields(item, path.rstrip(".") + "[].")
-
-
-# -- what the oracle knows about a question ------------------------------------------------------------
-
-
-def search_truth(oracle: MilvusOracle, request: SearchRequest) -> model.SearchTruth:
-    """The oracle's answer to ``request``: expected hits with their scores, and every chunk's L2."""
-    distances = oracle.l2(request.query_vector)
-    if request.mode == "dense":
-        ranked = oracle.l2_order(request.query_vector, request.category)[: request.k]
-        return model.SearchTruth(tuple(model.Expected(r.key, r.score) for r in ranked), distances)
-    fused = oracle.rrf(
-        request.query_vector, request.query_text, request.k, rrf_k=request.rrf_k, category=request.category
-    )
-    dense = {r.key for r in oracle.dense_search(request.query_vector, request.k, request.category)}
-    return model.SearchTruth(
-        tuple(model.Expected(r.key, r.score) for r in fused),
-        distances,
-        frozenset(r.key for r in fused) - dense,
-    )
-
-
-def lookup_truth(oracle: MilvusOracle, request: LookupRequest) -> model.LookupTruth:
-    """The candidates each attempt of ``request`` gets from a conforming search, as post-process input."""
-
-    def attempt(category: str | None) -> model.Attempt:
-        search = request.search(category)
-        truth = search_truth(oracle, search)
-        if any(end - start > 1 for start, end in model.tie_groups(truth.ranking)):
-            # Engines order tied chunks differently, so a tie makes originalRank ambiguous.
-            raise ConformanceError(f"kit bug: the lookup question {request.query_text!r} has tied hits")
-        candidates = []
-        for rank, expected in enumerate(truth.ranking, start=1):
-            chunk = oracle.corpus.chunk(expected.key)
-            distance = truth.distances[expected.key]
-            candidates.append(
-                WireCandidate(
-                    doc_id=chunk.doc_id,
-                    chunk_index=chunk.chunk_index,
-                    text=chunk.text,
-                    original_rank=rank,
-                    score=expected.score,
-                    score_label=request.mode,
-                    dense_distance=distance if request.mode == "hybrid" else None,
-                    category=chunk.category,
-                    source_type=chunk.source_type,
-                )
-            )
-        return model.Attempt(category, tuple(candidates))
-
-    filtered = attempt(request.category) if request.category is not None else None
-    return model.LookupTruth(unfiltered=attempt(None), filtered=filtered)

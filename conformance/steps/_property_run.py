@@ -8,16 +8,18 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis import strategies as st
 
+from .._attribution import ALIASES, reattribute
 from .._errors import AdapterCallError
 from .._judge import Judge
-from .._model import top_readings
+from .._model import SpecViolationError, top_readings
+from .._model import canonical as canonical_label
 from .._protocol import (
     Block,
     Hints,
@@ -29,6 +31,7 @@ from .._protocol import (
 )
 
 __all__ = [
+    "KNOWLEDGE_BASE_EXAMPLES",
     "PropertyRun",
     "close",
     "gates_comparable",
@@ -39,6 +42,8 @@ __all__ = [
     "shown",
 ]
 
+KNOWLEDGE_BASE_EXAMPLES = {"ci": 8, "thorough": 100, "selftest": 4}
+"""Examples per property over the knowledge base, by profile."""
 _PHASES = tuple(Phase)
 _UNSHRUNK = (Phase.explicit, Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
 _EXACT = 1e-12  # same inputs that must not matter: the answers must agree up to float noise only
@@ -54,8 +59,20 @@ class PropertyRun:
     max_examples: int
     shrink: bool = True
 
-    def check(self, strategies: dict[str, st.SearchStrategy[Any]], body: Callable[..., None]) -> None:
-        """Run ``body`` over the strategies; on failure, FAIL with the falsifying example and the seed."""
+    def on_knowledge_base(self) -> PropertyRun:
+        """The same run with the few examples a property over the knowledge base draws: each one is a
+        search or a lookup on Milvus, not a call to pure code."""
+        return replace(self, max_examples=KNOWLEDGE_BASE_EXAMPLES.get(self.profile, 12))
+
+    def check(
+        self,
+        strategies: dict[str, st.SearchStrategy[Any]],
+        body: Callable[..., None],
+        *,
+        examples: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Run ``body`` over the strategies (after the given ``examples``, every run); on failure, FAIL
+        with the falsifying example and the seed."""
 
         @settings(
             max_examples=self.max_examples,
@@ -69,7 +86,13 @@ class PropertyRun:
         @seed(self.seed)
         @given(**strategies)
         def prop(**values: Any) -> None:
-            body(**values)
+            try:
+                body(**values)
+            except SpecViolationError as exc:
+                raise _attributed(exc, body, values) from None
+
+        for values in reversed(examples):  # hypothesis runs explicit examples bottom-up
+            prop = example(**values)(prop)
 
         try:
             prop()
@@ -98,6 +121,35 @@ class PropertyRun:
             f"\n(replay: rag-conformance run --seed {self.seed} --profile {self.profile}; "
             f"in pytest: --rqs-seed {self.seed} --rqs-profile {self.profile})"
         )
+
+
+def _attributed(
+    exc: SpecViolationError, body: Callable[..., None], values: dict[str, Any]
+) -> SpecViolationError:
+    """A property broken only through legacy alias labels breaks R1 (canonicalization), whichever rule saw it.
+
+    The property runs again with every alias replaced by its canonical label; if it then holds, the
+    findings are counted under ``alias-quality`` (see :mod:`conformance._attribution`).
+    """
+    canonical = {name: _canonical(value) for name, value in values.items()}
+    if canonical == values:
+        return exc
+    try:
+        body(**canonical)
+    except AssertionError:
+        return exc
+    return SpecViolationError("property", reattribute(list(exc.violations), ALIASES))
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, WireCandidate | QualityRequest):
+        label = canonical_label(value.score_label) or value.score_label
+        return value if label == value.score_label else value.model_copy(update={"score_label": label})
+    if isinstance(value, tuple):
+        return tuple(_canonical(v) for v in value)
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
 
 
 def _failed(message: str, failures: Sequence[BaseException]) -> AssertionError:
