@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Protocol
 
+from ._knowledge_base import EXTRA_DIMS, KnowledgeBase, generate
 from ._protocol import Corpus, CorpusChunk
 
 __all__ = ["DIM", "ChunkKey", "ScenarioCorpus", "ScenarioQuery", "build_corpus", "key_of"]
@@ -133,10 +134,16 @@ class ScenarioQuery:
 
 @dataclass(frozen=True)
 class ScenarioCorpus:
-    """The wire :class:`Corpus` handed to implementations, plus the named questions about it."""
+    """The wire :class:`Corpus` handed to implementations, plus the named questions about it.
+
+    With ``knowledge_base`` (a run's seed), the corpus also holds the generated part the property
+    scenarios search (:mod:`conformance._knowledge_base`); the scenarios' answers are the same with it.
+    """
 
     corpus: Corpus
     queries: Mapping[str, ScenarioQuery]
+    knowledge_base: KnowledgeBase | None = None
+    _index: dict[ChunkKey, CorpusChunk] = field(default_factory=dict, repr=False, compare=False)
 
     def query(self, name: str) -> ScenarioQuery:
         try:
@@ -147,10 +154,12 @@ class ScenarioCorpus:
             ) from None
 
     def chunk(self, key: ChunkKey) -> CorpusChunk:
-        for chunk in self.corpus.chunks:
-            if key_of(chunk) == key:
-                return chunk
-        raise KeyError(f"no chunk {key!r} in the scenario corpus")
+        if not self._index:
+            self._index.update((key_of(c), c) for c in self.corpus.chunks)
+        try:
+            return self._index[key]
+        except KeyError:
+            raise KeyError(f"no chunk {key!r} in the scenario corpus") from None
 
     def category_of(self, key: ChunkKey) -> str | None:
         return self.chunk(key).category
@@ -276,20 +285,37 @@ def _queries() -> dict[str, ScenarioQuery]:
     return {q.name: q for q in (failover, snapshot, compliance, replication)}
 
 
-def build_corpus(name: str = "scenario_corpus") -> ScenarioCorpus:
-    """The scenario corpus; the same value on every call (no randomness, no model)."""
+def build_corpus(name: str = "scenario_corpus", *, seed: int | None = None) -> ScenarioCorpus:
+    """The scenario corpus; the same value on every call (no randomness, no model).
+
+    With ``seed``, the generated knowledge base of that seed is added (and every vector, the questions'
+    too, gains its dimensions): the corpus a run hands the implementation.
+    """
+    vectors = [
+        _unit_vector(i, {0: doc.cos_network, 1: doc.cos_storage, 7: doc.cos_far, 8: doc.cos_replication})
+        for i, doc in enumerate(_DOCS)
+    ]
     chunks = tuple(
         CorpusChunk(
             doc_id=doc.doc_id,
             chunk_index=doc.chunk_index,
             text=doc.text,
-            vector=_unit_vector(
-                i, {0: doc.cos_network, 1: doc.cos_storage, 7: doc.cos_far, 8: doc.cos_replication}
-            ),
+            vector=vector,
             category=doc.category,
             source_type="runbook" if doc.doc_id.startswith("ops-") else "article",
         )
-        for i, doc in enumerate(_DOCS)
+        for doc, vector in zip(_DOCS, vectors, strict=True)
     )
-    corpus = Corpus(name=name, dim=DIM, chunks=chunks)
-    return ScenarioCorpus(corpus=corpus, queries=MappingProxyType(_queries()))
+    queries = _queries()
+    if seed is None:
+        return ScenarioCorpus(Corpus(name=name, dim=DIM, chunks=chunks), MappingProxyType(queries))
+    kb = generate(seed, scenario_dim=DIM, scenario_vectors=vectors)
+    dim = DIM + EXTRA_DIMS
+    padded = tuple(c.model_copy(update={"vector": _padded(c.vector, dim)}) for c in chunks)
+    queries = {n: replace(q, vector=_padded(q.vector, dim)) for n, q in queries.items()}
+    corpus = Corpus(name=name, dim=dim, chunks=(*padded, *kb.chunks))
+    return ScenarioCorpus(corpus, MappingProxyType(queries), kb)
+
+
+def _padded(vector: tuple[float, ...], dim: int) -> tuple[float, ...]:
+    return vector + (0.0,) * (dim - len(vector))

@@ -17,13 +17,17 @@ from typing import Literal
 
 from hypothesis import strategies as st
 
-from ._protocol import Hints, PostProcessConfig, QualityRequest, WireCandidate
+from ._knowledge_base import KbQuery, KnowledgeBase
+from ._protocol import Hints, LookupRequest, PostProcessConfig, QualityRequest, SearchRequest, WireCandidate
 
 __all__ = [
     "LABELS",
     "candidate_batches",
     "configs",
     "hints",
+    "kb_hints",
+    "kb_lookup_requests",
+    "kb_search_requests",
     "quality_requests",
     "renamed",
 ]
@@ -199,3 +203,78 @@ def quality_requests(draw: st.DrawFn) -> QualityRequest:
         max_l2_distance=draw(max_l2_distances),
         dense_distance=draw(st.none() | distances) if kind == "hybrid" else None,
     )
+
+
+# -- requests about the generated knowledge base (search and lookup) -------------------------------------
+
+_RRF_KS = st.sampled_from((60, 1, 10, 100, 1000))
+
+
+def _kb_category(kb: KnowledgeBase) -> st.SearchStrategy[str | None]:
+    return st.one_of(
+        st.none(),
+        st.sampled_from(kb.categories),
+        st.sampled_from(kb.categories),
+        st.sampled_from(kb.absent_categories),
+    )
+
+
+def _kb_query(kb: KnowledgeBase, modes: tuple[Kind, ...]) -> st.SearchStrategy[tuple[KbQuery, Kind]]:
+    pairs = [(q, m) for q in kb.queries for m in modes if m == "dense" or q.hybrid]
+    return st.sampled_from(pairs)
+
+
+def kb_search_requests(
+    kb: KnowledgeBase, modes: tuple[Kind, ...] = ("dense", "hybrid")
+) -> st.SearchStrategy[SearchRequest]:
+    """Any search of the generated knowledge base: any query shape, category (present, absent or none),
+    k from 1 to past a category's size, RRF k from 1 to 1000."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> SearchRequest:
+        query, mode = draw(_kb_query(kb, modes))
+        return SearchRequest(
+            query_text=query.text,
+            query_vector=query.vector,
+            mode=mode,
+            k=draw(st.integers(min_value=query.min_k, max_value=kb.max_k)),
+            category=draw(_kb_category(kb)),
+            rrf_k=draw(_RRF_KS),
+        )
+
+    return build()
+
+
+def kb_hints(kb: KnowledgeBase) -> st.SearchStrategy[Hints]:
+    """L0 hints over the knowledge base's own words: long lists, words many texts contain."""
+    words = st.lists(st.sampled_from(kb.words), max_size=60, unique=True).map(tuple)
+    return st.builds(
+        Hints,
+        domain=st.none() | st.sampled_from(kb.words),
+        entities=words,
+        keywords=words,
+        source_type=st.none() | st.sampled_from(("faq", "manual", "ticket", "runbook", "wiki page")),
+    )
+
+
+def kb_lookup_requests(
+    kb: KnowledgeBase, modes: tuple[Kind, ...] = ("dense", "hybrid")
+) -> st.SearchStrategy[LookupRequest]:
+    """Any lookup of the generated knowledge base, with any settings and hints."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> LookupRequest:
+        query, mode = draw(_kb_query(kb, modes))
+        config = draw(configs())
+        return LookupRequest(
+            query_text=query.text,
+            query_vector=query.vector,
+            mode=mode,
+            category=draw(_kb_category(kb)),
+            retrieve_k=draw(st.integers(min_value=query.min_k, max_value=kb.max_k)),
+            rrf_k=draw(_RRF_KS),
+            hints=draw(kb_hints(kb)),
+            config=config.model_copy(update={"return_n": draw(st.integers(1, 10))}),
+        )
+
+    return build()

@@ -19,3 +19,9 @@ Feature: Relevance and low-quality gates SHALL use qualityScore only
   Scenario: For any two results with the same qualityScores, the gates decide the same
     Given any two results with the same qualityScore inputs and different texts, docIds, hints and raw hybrid scores
     Then both SHALL get the same low-quality decision and the same relevance level
+
+  @id:prop-lookup-on-a-real-knowledge-base @property @derived @needs:lookup
+  Scenario: For any lookup of a real knowledge base, the evidence post-processes its search and the retry follows the filtered quality
+    Given a knowledge base like a real team's, loaded into the implementation
+    And any lookup of it: any query shape, category, settings and L0 hints, in either mode
+    Then the evidence SHALL be a post-processing of the search the mode names, and the category retry SHALL run exactly when the filtered result is low quality

@@ -13,4 +13,5 @@ STEP_MODULES: tuple[str, ...] = (
     "conformance.steps.engine",
     "conformance.steps.engine_then",
     "conformance.steps.properties",
+    "conformance.steps.knowledge_base",
 )

@@ -16,6 +16,7 @@ from .._calls import ask
 from .._corpus import ScenarioCorpus, build_corpus
 from .._oracle import MilvusOracle
 from .._protocol import Implementation, ImplementationInfo
+from ..reporting._outcomes import OutcomeCollector
 
 __all__ = ["rqs_corpus", "rqs_oracle"]
 
@@ -23,9 +24,11 @@ ORACLE_SUFFIX = "kit_oracle"
 
 
 @pytest.fixture(scope="session")
-def rqs_scenario_corpus() -> ScenarioCorpus:
-    """The kit's scenario corpus and its named questions (pure data, no engine needed)."""
-    return build_corpus()
+def rqs_scenario_corpus(pytestconfig: pytest.Config) -> ScenarioCorpus:
+    """The kit's scenario corpus and its named questions, with the knowledge base generated from the
+    run's seed (pure data, no engine needed; ``--rqs-seed`` replays it)."""
+    seed = pytestconfig.stash[OutcomeCollector.key].hypothesis_seed
+    return build_corpus(seed=int(seed or 0))
 
 
 @pytest.fixture(scope="session")
