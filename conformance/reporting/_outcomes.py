@@ -55,6 +55,7 @@ class OutcomeCollector:
         self.report: Report | None = None
         self.reason: str | None = None
         self.warnings: list[str] = []
+        self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
         self._properties: set[str] = set()
         config.stash[self.key] = self
@@ -67,6 +68,11 @@ class OutcomeCollector:
         """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
         if text not in self.warnings:
             self.warnings.append(text)
+
+    def advise(self, text: str) -> None:
+        """Advice for the report: a choice the spec allows that defeats its purpose (never a failure)."""
+        if text not in self.advice:
+            self.advice.append(text)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -153,7 +159,9 @@ class OutcomeCollector:
             report = build_report(
                 self.results.values(), self.environment(), requirement_order=_requirement_order()
             )
-            self.report = report.model_copy(update={"warnings": tuple(self.warnings)})
+            self.report = report.model_copy(
+                update={"warnings": tuple(self.warnings), "advice": tuple(self.advice)}
+            )
         else:
             return
         if self.report_dir is not None:
@@ -171,6 +179,8 @@ class OutcomeCollector:
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
+        for text in self.report.advice:
+            terminalreporter.write_line(f"advice: {text}", cyan=True)
         for text in self.report.warnings[:_WARNINGS_SHOWN]:
             terminalreporter.write_line(f"warning: {text}", yellow=True)
         if len(self.report.warnings) > _WARNINGS_SHOWN:

@@ -6,19 +6,36 @@ and lookup reach the oracle and the recording proxy only when asked, so pure sce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from .._advice import Advisor
 from .._judge import NOTES, Judge
 from .._protocol import Implementation, ImplementationInfo
+from ..reporting._outcomes import OutcomeCollector
 
-__all__ = ["rqs_judge"]
+__all__ = ["rqs_advisor", "rqs_judge"]
+
+
+@pytest.fixture(scope="session")
+def rqs_advisor(pytestconfig: pytest.Config) -> Iterator[Advisor]:
+    """Sees every question and reply of the run; at its end, its advice goes into the report."""
+    advisor = Advisor()
+    yield advisor
+    collector = pytestconfig.stash.get(OutcomeCollector.key, None)
+    if collector is not None:
+        for text in advisor.advice():
+            collector.advise(text)
 
 
 @pytest.fixture
 def rqs_judge(
-    request: pytest.FixtureRequest, rqs_implementation: Implementation, rqs_info: ImplementationInfo
+    request: pytest.FixtureRequest,
+    rqs_implementation: Implementation,
+    rqs_info: ImplementationInfo,
+    rqs_advisor: Advisor,
 ) -> Judge:
     """Asks the implementation; raises a FAILED-scenario error naming the requirement a reply breaks."""
     notes = request.node.stash.setdefault(NOTES, [])
@@ -30,4 +47,11 @@ def rqs_judge(
     def recorder() -> Any:
         return request.getfixturevalue("rqs_recorder")
 
-    return Judge(rqs_implementation, rqs_info, oracle=oracle, recorder=recorder, notes=notes)
+    return Judge(
+        rqs_implementation,
+        rqs_info,
+        oracle=oracle,
+        recorder=recorder,
+        notes=notes,
+        observe=rqs_advisor.observe,
+    )
