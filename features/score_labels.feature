@@ -65,6 +65,17 @@ Feature: Primary score labels SHALL be only dense or hybrid
       | rrf_fused          | hybrid          |
       | bm25_only_no_dense | hybrid          |
 
+  @id:legacy-aliases-canonicalize-in-post-process @needs:post_process @spec:bbb53ee2219d
+  Scenario Outline: Legacy aliases canonicalize (post-process)
+    When post-process handles candidates carrying the legacy label "<legacy label>"
+    Then their evidence blocks carry the label "<canonical label>" and the qualityScores of that label
+
+    Examples:
+      | legacy label       | canonical label |
+      | l2_distance        | dense           |
+      | rrf_fused          | hybrid          |
+      | bm25_only_no_dense | hybrid          |
+
   @id:legacy-aliases-canonicalize-label-api @needs:labels @spec:bbb53ee2219d
   Scenario Outline: Legacy aliases canonicalize (label API)
     When a candidate carries the legacy label "<legacy label>"

@@ -10,8 +10,8 @@ from pytest_bdd import parsers, then, when
 
 from .._errors import AdapterCallError, ConformanceError
 from .._judge import Judge
-from .._model import close
-from .._protocol import QualityRequest
+from .._model import close, expect, violation
+from .._protocol import PostProcessConfig, PostProcessReply, PostProcessRequest, QualityRequest, WireCandidate
 
 __all__ = ["KIT_CANONICAL_LABELS", "kit_canonical"]
 
@@ -68,17 +68,13 @@ def _(legacy: str) -> str:
 
 @then(parsers.parse('the label canonicalizes to "{canonical}"'))
 def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
+    item = f"canonicalize_label({legacy_label!r})"
     try:
         answer = rqs_judge.canonicalize_label(legacy_label)
     except AdapterCallError as exc:
-        raise AssertionError(
-            f"the spec requires the legacy label {legacy_label!r} to canonicalize to {canonical!r}; "
-            f"the implementation raised {type(exc.cause).__name__}: {exc.cause}"
-        ) from None
-    assert answer == canonical, (
-        f"the spec requires the legacy label {legacy_label!r} to canonicalize to {canonical!r}; "
-        f"the implementation answered {answer!r}"
-    )
+        cause = f"{type(exc.cause).__name__}: {exc.cause}"
+        raise violation("canonical-label", item, repr(canonical), cause).fail() from None
+    expect(answer == canonical, "canonical-label", item, repr(canonical), repr(answer))
 
 
 @then(parsers.parse('quality normalization gives it the same qualityScore as the label "{canonical}"'))
@@ -86,19 +82,76 @@ def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
     for probe in _probes(canonical):
         expected = rqs_judge.quality_score(probe)
         request = probe.model_copy(update={"score_label": legacy_label})
+        item = f"qualityScore for {_show(request)}"
         try:
             answer = rqs_judge.quality_score(request)
         except AdapterCallError as exc:
-            raise AssertionError(
-                f"the spec requires quality normalization to canonicalize {legacy_label!r} to "
-                f"{canonical!r} before computing quality; for {_show(request)} the implementation raised "
-                f"{type(exc.cause).__name__}: {exc.cause}"
-            ) from None
-        assert close(answer, expected), (
-            f"the spec requires quality normalization to canonicalize {legacy_label!r} to {canonical!r} "
-            f"before computing quality; for {_show(request)} the implementation gave {answer!r}, but "
-            f"{expected!r} for the label {canonical!r}"
+            cause = f"{type(exc.cause).__name__}: {exc.cause}"
+            raise violation("alias-quality", item, f"{expected!r}", cause).fail() from None
+        expect(
+            close(answer, expected), "alias-quality", item, f"{expected!r} (as {canonical!r})", repr(answer)
         )
+
+
+@when(
+    parsers.parse('post-process handles candidates carrying the legacy label "{legacy}"'),
+    target_fixture="alias_evidence",
+)
+def _(rqs_judge: Judge, legacy: str) -> tuple[str, PostProcessReply, PostProcessReply]:
+    canonical = kit_canonical(legacy)
+    if canonical is None or legacy == canonical:
+        raise ConformanceError(f"kit bug: the feature names {legacy!r}, not one of the spec's legacy aliases")
+    batch = _alias_batch(legacy)
+    with_alias = rqs_judge.post_process(PostProcessRequest(candidates=batch, config=_ALIAS_CONFIG))
+    plain = tuple(c.model_copy(update={"score_label": canonical}) for c in batch)
+    with_canonical = rqs_judge.post_process(PostProcessRequest(candidates=plain, config=_ALIAS_CONFIG))
+    return canonical, with_alias, with_canonical
+
+
+@then(
+    parsers.parse('their evidence blocks carry the label "{canonical}" and the qualityScores of that label')
+)
+def _(alias_evidence: tuple[str, PostProcessReply, PostProcessReply], canonical: str) -> None:
+    _, with_alias, with_canonical = alias_evidence
+    labels = [b.score_label for b in with_alias.blocks]
+    expect(
+        all(label == canonical for label in labels),
+        "emitted-alias",
+        "evidence blocks of legacy-labelled candidates",
+        f"every block labelled {canonical!r}",
+        repr(labels),
+    )
+    got = [b.quality_score for b in with_alias.blocks]
+    want = [b.quality_score for b in with_canonical.blocks]
+    expect(
+        len(got) == len(want) and all(close(a, b) for a, b in zip(got, want, strict=False)),
+        "alias-quality",
+        "evidence blocks of legacy-labelled candidates",
+        f"the qualityScores of the label {canonical!r}: {want}",
+        repr(got),
+    )
+
+
+_ALIAS_CONFIG = PostProcessConfig(max_l2_distance=4.0, return_n=3)
+
+
+def _alias_batch(label: str) -> tuple[WireCandidate, ...]:
+    """Three candidates of two documents; hybrid ones with fused scores, one with a denseDistance."""
+    dense = kit_canonical(label) == "dense"
+    scores = (0.4, 1.1, 2.3) if dense else (0.0325, 0.0318, 0.0311)
+    distances = (None, None, None) if dense else (None, 1.4, None)
+    return tuple(
+        WireCandidate(
+            doc_id=doc,
+            chunk_index=i,
+            text=f"alias probe {i}",
+            original_rank=i + 1,
+            score=score,
+            score_label=label,
+            dense_distance=distance,
+        )
+        for i, (doc, score, distance) in enumerate(zip(("a", "b", "a"), scores, distances, strict=True))
+    )
 
 
 def _show(request: QualityRequest) -> str:

@@ -18,6 +18,7 @@ from .._judge import Judge
 from .._model import expect
 from .._oracle import MilvusOracle
 from .._protocol import Hints, LookupReply, LookupRequest, PostProcessConfig, PostProcessReply
+from .._truth import search_truth
 from ._tables import hints_from_table, settings_from_table
 from .search import Mode, parse_mode, show_key
 
@@ -249,51 +250,74 @@ def run_lookup(
 
 @then("the lookup retried without the category")
 def _(evidence: Evidence) -> None:
-    assert evidence.path == "unfiltered_retry", (
-        f"the filtered result for category {evidence.category!r} is low quality, so the category-filter "
-        f"retry must run; the implementation reports path {evidence.path!r}"
+    expect(
+        evidence.path == "unfiltered_retry",
+        "retry-path",
+        f"lookup filtered by category {evidence.category!r}, whose filtered result is low quality",
+        "path 'unfiltered_retry'",
+        repr(evidence.path),
     )
 
 
 @then("the lookup used the filtered result without retrying")
 def _(evidence: Evidence) -> None:
-    assert evidence.path == "filtered", (
-        f"the filtered result for category {evidence.category!r} meets the reference threshold, so no "
-        f"retry may run; the implementation reports path {evidence.path!r}"
+    expect(
+        evidence.path == "filtered",
+        "retry-path",
+        f"lookup filtered by category {evidence.category!r}, whose filtered result meets the threshold",
+        "path 'filtered'",
+        repr(evidence.path),
     )
 
 
 @then("the lookup used the unfiltered result without retrying")
-def _(evidence: Evidence) -> None:
-    assert evidence.path == "unfiltered", (
-        "no category filter was used, so there is nothing to retry without; the implementation reports "
-        f"path {evidence.path!r}"
+def _(evidence: Evidence, rqs_oracle: MilvusOracle) -> None:
+    # Without a category there is nothing to retry: the evidence is the search's own. The path's name is
+    # the protocol's vocabulary (readings 13), which the judge only notes.
+    query = evidence.question
+    assert query is not None
+    request = LookupRequest(query_text=query.text, query_vector=query.vector, mode=evidence.mode or "hybrid")
+    hits = {
+        r.key for r in search_truth(rqs_oracle, request.search(None).model_copy(update={"k": 10_000})).ranking
+    }
+    outside = [show_key(k) for k in evidence.keys if k not in hits]
+    expect(
+        not outside, "lookup-retrieval", "a lookup without a category", "hits of its own search", str(outside)
     )
 
 
 @then(parsers.parse('the evidence includes the best match for "{question}" without a category'))
 def _(evidence: Evidence, rqs_oracle: MilvusOracle, rqs_corpus: ScenarioCorpus, question: str) -> None:
     best = rqs_oracle.l2_order(rqs_corpus.query(question).vector)[0].key
-    assert best in evidence.keys, (
-        f"the unfiltered retry finds {show_key(best)} first (merged or replacing, both conform); the "
-        f"implementation's evidence is {[show_key(k) for k in evidence.keys]}"
+    expect(
+        best in evidence.keys,
+        "retry-evidence",
+        "the retry's evidence",
+        f"the unfiltered search's best chunk {show_key(best)} (merged or replacing, both conform)",
+        str([show_key(k) for k in evidence.keys]),
     )
 
 
 @then(parsers.parse('the lookup path is "{path}"'))
 def _(evidence: Evidence, path: str) -> None:
-    assert evidence.path == path, (
-        f"with these settings the filtered result for category {evidence.category!r} "
-        f"{'is' if path == 'unfiltered_retry' else 'is not'} low quality, so the path SHALL be {path!r}; "
-        f"the implementation reports {evidence.path!r}"
+    expect(
+        evidence.path == path,
+        "retry-path",
+        f"lookup filtered by category {evidence.category!r}, whose filtered result "
+        f"{'is' if path == 'unfiltered_retry' else 'is not'} low quality with these settings",
+        f"path {path!r}",
+        repr(evidence.path),
     )
 
 
 @then("the lookup result SHALL be low quality")
 def _(evidence: Evidence) -> None:
-    assert evidence.reply.is_low_quality, (
-        "the evidence the lookup settled on has a top qualityScore below the reference threshold, so the "
-        "result SHALL be low quality; the implementation answered isLowQuality=False"
+    expect(
+        evidence.reply.is_low_quality,
+        "low-quality",
+        "the retry's evidence, whose top qualityScore is below the reference threshold",
+        "isLowQuality true",
+        "false",
     )
 
 
@@ -313,8 +337,8 @@ def _(evidence: Evidence, cap: int, doc: str, return_n: int) -> None:
 
 @then("every evidence key is unique")
 def _(evidence: Evidence) -> None:
-    keys = [b.evidence_key for b in evidence.reply.blocks]
-    assert len(keys) == len(set(keys)), f"evidence keys must stay unique; the implementation returned {keys}"
+    keys = [(b.doc_id, b.chunk_index) for b in evidence.reply.blocks]
+    expect(len(keys) == len(set(keys)), "dedup", "lookup evidence", "each chunk once", str(keys))
 
 
 @then(parsers.parse('every evidence block belongs to category "{category}"'))
@@ -323,7 +347,7 @@ def _(evidence: Evidence, rqs_corpus: ScenarioCorpus, category: str) -> None:
     assert evidence.keys, f"the filtered lookup for category {category!r} returned no evidence"
     expect(
         not outside,
-        "lookup-retrieval",
+        "category-filter",
         f"the filtered lookup for category {category!r}, used without retry",
         "evidence of that category only",
         f"{[show_key(k) for k in evidence.keys]} ({', '.join(outside)} from other categories)",
