@@ -1,13 +1,18 @@
-"""The status of scenarios cut off by a lost engine (NOT JUDGED) in the report, the table and JUnit."""
+"""The status of scenarios cut off by a lost engine (NOT JUDGED) in the report, the table, JUnit, the site."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+from conformance.docs import badge, build_site
+from conformance.docs._model import counts_text, status_text
 from conformance.reporting import Environment, Report, ScenarioResult, build_report, format_table, junit_xml
 
 ENV = Environment(kit_version="0", spec_sha256=None, python="3.11", platform="linux")
 REASON = "Milvus was lost 4.2 s into the run (2026-12-01 10:00:00 UTC), during scenario s3 (engine: uri)"
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded" / "lite-3.2.2.json"
 
 
 def scenario(id_: str, req: str, status: str, message: str | None = None) -> ScenarioResult:
@@ -86,3 +91,29 @@ def test_junit_skips_the_cut_off_scenarios_and_adds_one_error_with_the_reason() 
     error = suites["conformance"].find("testcase/error")
     assert error is not None
     assert (error.get("message"), error.text) == ("NOT JUDGED", REASON)
+
+
+def test_the_site_shows_the_status_and_the_reason(tmp_path: Path) -> None:
+    data = json.loads(RECORDED.read_text())
+    cut = data["scenarios"][0]
+    cut.update(status="not_judged", message=REASON)
+    data.update(verdict="NOT JUDGED", reason=REASON)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "site"
+    build_site([path], out)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "is NOT JUDGED: Milvus was lost 4.2 s into the run" in index
+    assert "is NOT JUDGED**: Milvus was lost 4.2 s into the run" in (out / "README.md").read_text()
+    page = (out / f"{cut['requirement_id']}.html").read_text(encoding="utf-8")
+    assert '<span class="status s-not_judged">NOT JUDGED</span>' in page
+    assert REASON in page
+
+
+def test_counts_and_badge_read_not_judged() -> None:
+    report = lost_run()
+    assert status_text(report.scenarios[1]) == "NOT JUDGED"
+    assert counts_text(report.summary) == "2/4 passed, 2 not judged"
+    assert badge(report)["color"] == "lightgrey"
+    failed = lost_run(scenario("s0", "labels", "failed"))
+    assert badge(failed)["color"] == "red"
