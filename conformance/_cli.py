@@ -14,7 +14,8 @@ exit codes:
   0  conforms: every applicable scenario passed
   1  does not conform: a scenario failed, or errored on the implementation's reply or crash
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
-     handshake failed, Milvus could not be started or reached, or the command line was wrong
+     handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
+     client could not reach it either), or the command line was wrong
 """
 
 
@@ -45,7 +46,11 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     else:
-        print(f"verdict: {outcome.report.verdict} ({adapter}); report in {args.report}; exit code {code}")
+        report = outcome.report
+        why = ""
+        if report.verdict == "NOT JUDGED" and report.summary.not_judged:
+            why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
+        print(f"verdict: {report.verdict} ({adapter}){why}; report in {args.report}; exit code {code}")
     return code
 
 

@@ -4,6 +4,9 @@ A run whose adapter cannot be loaded, or whose Milvus cannot be started or reach
 the implementation. Instead of one ERRORED scenario per question, such a run ends before its first
 scenario with one usage error naming the cause and what to do, and a NOT JUDGED report:
 ``rag-conformance run`` exits 2, pytest with its own usage-error code.
+
+The run resources also answer, during the run, whether the kit itself still reaches the engine (see
+:mod:`conformance._engine_lost`), and close what they made without hanging on an engine that is gone.
 """
 
 from __future__ import annotations
@@ -13,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from ._errors import AdapterLoadError, ConformanceError
+from ._errors import AdapterLoadError, ConformanceError, EngineError
 from ._loading import CMD_PREFIX, load_adapter
 from ._protocol import ImplementationInfo
 from .reporting._outcomes import OutcomeCollector
 
-__all__ = ["RunResources"]
+__all__ = ["MILVUS_CAPABILITIES", "RunResources", "one_line"]
 
-_MILVUS_CAPABILITIES = ("search", "lookup")
+MILVUS_CAPABILITIES = ("search", "lookup")
+_LINE_CHARS = 300
 
 
 class RunResources:
@@ -62,15 +66,53 @@ class RunResources:
             self._outcomes.milvus = self._engine.describe()
         return self._engine
 
+    @property
+    def info(self) -> ImplementationInfo | None:
+        """What the implementation says about itself, once loaded; None before."""
+        return self._loaded[1] if self._loaded is not None else None
+
+    def engine_unreachable(self) -> str | None:
+        """Whether the kit itself still reaches the run's engine: None if it answers a short call through
+        the kit's own client (or no engine was started), else what that call got."""
+        if self._engine is None:
+            return None
+        try:
+            self._engine.check_reachable()
+        except EngineError as exc:
+            return str(exc)
+        return None
+
     def close_adapter(self) -> None:
+        """Close the implementation (it drops what it made); after the engine was lost, a failure of that
+        is a warning: the implementation could not have reached the engine."""
         loaded, self._loaded = self._loaded, None
-        if loaded is not None:
+        if loaded is None:
+            return
+        if self._outcomes.lost_engine is None:
             loaded[0].close()
+            return
+        try:
+            loaded[0].close()
+        except Exception as exc:
+            self._outcomes.warn(
+                f"after the engine was lost, closing the implementation failed: {one_line(exc)}"
+            )
 
     def close_engine(self) -> None:
+        """Drop the run's collections and stop what was started; after the engine was lost, each call of
+        the cleanup is bounded and a failure of it is a warning naming what may remain."""
         engine, self._engine = self._engine, None
-        if engine is not None:
+        if engine is None:
+            return
+        if self._outcomes.lost_engine is None:
             engine.close()
+            return
+        from .engines._base import PROBE_SECONDS
+
+        try:
+            engine.close(timeout=PROBE_SECONDS)
+        except ConformanceError as exc:
+            self._outcomes.warn(f"after the engine was lost: {one_line(exc)}")
 
     def close(self) -> None:
         """Adapter first: it drops its collections from the engine, which must still be there."""
@@ -94,7 +136,7 @@ class RunResources:
         wants_engine = any(item.get_closest_marker("rqs_engine_check") is not None for item in kit)
         if info is not None:
             wants_engine |= any(
-                need.partition(":")[0] in _MILVUS_CAPABILITIES and info.supports(need) for need in needs
+                need.partition(":")[0] in MILVUS_CAPABILITIES and info.supports(need) for need in needs
             )
         if wants_engine:
             try:
@@ -112,6 +154,15 @@ class RunResources:
             f"  What to do: {advice}\n"
             "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
         )
+
+
+def one_line(exc: BaseException) -> str:
+    """An error on one line, for a warning or a message: its type, its first line, shortened."""
+    text = str(getattr(exc, "message", None) or exc).strip()  # pymilvus's str() is its repr
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if type(exc).__name__ not in first:
+        first = f"{type(exc).__name__}: {first}"
+    return first if len(first) <= _LINE_CHARS else first[: _LINE_CHARS - 1] + "…"
 
 
 def _detail(exc: BaseException) -> str:

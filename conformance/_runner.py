@@ -32,8 +32,8 @@ class RunOutcome:
     @property
     def exit_code(self) -> int:
         """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
-        or crash. 2: nothing could be judged (adapter not loadable, handshake or engine failed, usage
-        error, no scenario ran). 130: interrupted."""
+        or crash. 2: the run could not judge (adapter not loadable, handshake or engine failed, engine
+        lost midway, usage error, no scenario ran). 130: interrupted."""
         if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
             return EXIT_INTERRUPTED
         if self.report is None or self.report.verdict == "NOT JUDGED":

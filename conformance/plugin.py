@@ -3,6 +3,7 @@
 Importing it stays cheap: no pymilvus, no engine, no adapter. When the kit's scenarios are selected,
 the adapter is loaded and the engine reached once collection is done, before the first scenario: if
 either fails, the run stops with one usage error and a NOT JUDGED report (see :mod:`conformance._preflight`).
+An engine lost midway makes the scenarios needing it NOT JUDGED, not failed (:mod:`conformance._engine_lost`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ._engine_lost import EngineWatch
 from ._preflight import RunResources
 from ._step_lookup import install as install_step_lookup_cache
 from .reporting import NOT_APPLICABLE_PREFIX
@@ -160,7 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
     outcomes.hypothesis_seed = random.getrandbits(32) if seed is None else seed
-    RunResources(
+    resources = RunResources(
         config,
         adapter_spec=_adapter_spec(config),
         milvus=config.getoption(OPT_MILVUS),
@@ -171,6 +173,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "on_warning": outcomes.warn,
         },
     )
+    config.pluginmanager.register(EngineWatch(resources, outcomes), "rqs-engine-watch")
 
 
 def _adapter_spec(config: pytest.Config) -> str:

@@ -18,11 +18,14 @@ def badge(report: Report) -> dict[str, Any]:
 
     Red when any scenario failed or errored (derived scenarios and engine checks count too: the run did
     not conform); green when every spec scenario passed; yellow otherwise, e.g. when the implementation
-    declares fewer capabilities and some spec scenarios were not applicable.
+    declares fewer capabilities and some spec scenarios were not applicable; grey when the run could
+    not judge (NOT JUDGED, e.g. its engine was lost) and nothing failed.
     """
     tally, summary = report.spec_scenarios, report.summary
     if summary.failed or summary.errored:
         color = "red"
+    elif report.verdict == "NOT JUDGED":
+        color = "lightgrey"
     elif tally.total and tally.passed == tally.total:
         color = "brightgreen"
     else:

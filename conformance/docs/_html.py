@@ -29,7 +29,7 @@ __all__ = [
 
 SITE_TITLE = "rag-retrieval-quality-score conformance"
 # Statuses whose message a reader needs; a passed scenario has none worth showing.
-_SHOW_MESSAGE = ("failed", "errored", "xfailed", "not_applicable", "skipped")
+_SHOW_MESSAGE = ("failed", "errored", "not_judged", "xfailed", "not_applicable", "skipped")
 
 
 def _page(title: str, body: str, *, crumb: str = "", footer: str = "") -> str:
@@ -96,6 +96,8 @@ def _implementations(columns: Sequence[Column], spec: Spec, pages: Sequence[Requ
                 f"<code>{esc(env.spec_sha256[:12])}</code>, not the pinned "
                 f"<code>{esc(spec.sha256[:12])}</code>: its scenarios may not match these pages.</p>"
             )
+        if verdict == "NOT JUDGED" and c.report.reason:
+            warnings.append(f'<p class="warning">{esc(c.label)} is NOT JUDGED: {esc(c.report.reason)}</p>')
         unshown = unshown_results(c, pages)
         if unshown:
             warnings.append(

@@ -17,9 +17,9 @@ from ._model import Column, RequirementPage, counts_text, status_text
 
 __all__ = ["index_markdown", "requirement_markdown"]
 
-_MARK = {"CONFORMS": "✅", "DOES NOT CONFORM": "❌", "NOT APPLICABLE": "➖"}
-_STATUS_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "xfailed": "⚠️"}
-_SHOW_MESSAGE = ("failed", "errored", "xfailed", "not_applicable", "skipped")
+_MARK = {"CONFORMS": "✅", "DOES NOT CONFORM": "❌", "NOT APPLICABLE": "➖", "NOT JUDGED": "⚠️"}
+_STATUS_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "not_judged": "⚠️", "xfailed": "⚠️"}
+_SHOW_MESSAGE = ("failed", "errored", "not_judged", "xfailed", "not_applicable", "skipped")
 
 
 def _cell(text: object) -> str:
@@ -72,6 +72,9 @@ def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], 
             )
         )
     lines += _table(("implementation", "adapter", "engine", "spec scenarios", "verdict"), impl_rows)
+    for c in columns:
+        if c.report.verdict == "NOT JUDGED" and c.report.reason:
+            lines += ["", f"**{_cell(c.label)} is NOT JUDGED**: {_cell(c.report.reason)}"]
     header = ["requirement"] + [
         _cell(c.label) + (f"<br>{_cell(c.engine)}" if several_engines else "") for c in columns
     ]

@@ -194,6 +194,7 @@ STATUS_TEXT = {
     "passed": "passed",
     "failed": "FAILED",
     "errored": "ERRORED",
+    "not_judged": "NOT JUDGED",
     "not_applicable": "n/a",
     "xfailed": "xfail",
     "skipped": "skipped",
@@ -212,6 +213,7 @@ def counts_text(summary: Summary) -> str:
     for name, n in (
         ("failed", summary.failed),
         ("errored", summary.errored),
+        ("not judged", summary.not_judged),
         ("xfail", summary.xfailed),
         ("n/a", summary.not_applicable),
         ("skipped", summary.skipped),
@@ -223,5 +225,5 @@ def counts_text(summary: Summary) -> str:
 
 
 def verdict_class(verdict: str | None) -> str:
-    """CSS class suffix of a verdict: ``conforms``, ``does-not-conform``, ``not-applicable``, ``not-run``."""
+    """CSS class suffix of a verdict: ``conforms``, ``does-not-conform``, ``not-judged``, ``not-run``..."""
     return (verdict or NOT_RUN).lower().replace(" ", "-")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pymilvus import MilvusClient
 
 __all__ = [
+    "PROBE_SECONDS",
     "DockerUnavailableError",
     "Engine",
     "EngineUnavailableError",
@@ -31,6 +32,9 @@ __all__ = [
 ]
 
 PREFIX_ROOT = "rqs_"
+# A health probe waits this long for the engine's answer: a live engine lists its collections in
+# milliseconds, and a run that lost its engine should say so in seconds.
+PROBE_SECONDS = 5.0
 MAX_NAME = 255  # Milvus collection-name limit
 _RUN_ID = re.compile(r"[A-Za-z0-9]{1,32}")
 _NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
@@ -167,6 +171,21 @@ class Engine:
             self._version = str(self.client().get_server_version())
         return self._version
 
+    def check_reachable(self, *, timeout: float = PROBE_SECONDS) -> None:
+        """One short call (list collections) through the kit's own client, bounded by ``timeout``.
+
+        :class:`EngineUnavailableError` when the engine does not answer it: the kit cannot reach it.
+        """
+        try:
+            self.client().list_collections(timeout=timeout)
+        except Exception as exc:  # grpc, pymilvus or our own closed-engine error: no answer either way
+            raise EngineUnavailableError(
+                self._scrub(
+                    f"Milvus at {self.redacted_uri} did not answer the kit's own client (list "
+                    f"collections, timeout {timeout:g} s): {_error_text(exc)}"
+                )
+            ) from None
+
     def describe(self) -> dict[str, Any]:
         """Backend, redacted URI, server version and prefix, for reports. Never the token."""
         return {
@@ -176,21 +195,25 @@ class Engine:
             "prefix": self.prefix,
         }
 
-    def cleanup(self) -> list[str]:
-        """Drop every collection whose name starts with :attr:`prefix`; return the names dropped."""
+    def cleanup(self, *, timeout: float | None = None) -> list[str]:
+        """Drop every collection whose name starts with :attr:`prefix`; return the names dropped.
+
+        ``timeout`` bounds each call (seconds); by default, the client's own timeout.
+        """
         client = self.client()
+        bound = {} if timeout is None else {"timeout": timeout}
         try:
-            names = sorted(n for n in client.list_collections() if n.startswith(self.prefix))
+            names = sorted(n for n in client.list_collections(**bound) if n.startswith(self.prefix))
         except Exception as exc:
             raise self._cleanup_error("list collections", exc) from None
         dropped: list[str] = []
         failures: list[str] = []
         for name in names:
             try:
-                _drop(client, name)
+                _drop(client, name, bound)
                 dropped.append(name)
             except Exception as exc:
-                failures.append(f"{name} ({type(exc).__name__}: {exc})")
+                failures.append(f"{name} ({_error_text(exc)})")
         if failures:
             raise EngineError(
                 self._scrub(
@@ -200,8 +223,10 @@ class Engine:
             )
         return dropped
 
-    def close(self) -> None:
+    def close(self, *, timeout: float | None = None) -> None:
         """:meth:`cleanup`, then stop whatever this engine started. Safe to call more than once.
+
+        ``timeout`` bounds each call of the cleanup, e.g. when the engine may be gone.
 
         A disposable engine (a lite server on a temporary dir, a container) loses all its data when
         stopped, so its separate cleanup is skipped: the outcome is the same, and a server that has
@@ -213,7 +238,7 @@ class Engine:
             self._closing = True
         try:
             if not self._disposable:
-                self.cleanup()
+                self.cleanup(timeout=timeout)
         finally:
             self._closed = True
             _unregister(self)
@@ -230,21 +255,27 @@ class Engine:
     def _cleanup_error(self, what: str, exc: BaseException) -> EngineError:
         return EngineError(
             self._scrub(
-                f"cleanup could not {what} on {self.redacted_uri} ({type(exc).__name__}: {exc}); "
+                f"cleanup could not {what} on {self.redacted_uri} ({_error_text(exc)}); "
                 f"collections starting with {self.prefix!r} may remain: drop them by hand"
             )
         )
 
 
-def _drop(client: MilvusClient, name: str) -> None:
+def _error_text(exc: BaseException) -> str:
+    """``Type: message``, the message's first line; pymilvus's own str() wraps its message in its repr."""
+    text = str(getattr(exc, "message", None) or exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else 'no detail'}"
+
+
+def _drop(client: MilvusClient, name: str, bound: dict[str, float]) -> None:
     try:
-        client.drop_collection(name)
+        client.drop_collection(name, **bound)
     except Exception:
         # The server refuses to drop a collection that still has aliases; they point at our own
         # collection, so removing them is part of dropping it.
-        for alias in client.list_aliases(collection_name=name).get("aliases", []):
-            client.drop_alias(alias)
-        client.drop_collection(name)
+        for alias in client.list_aliases(collection_name=name, **bound).get("aliases", []):
+            client.drop_alias(alias, **bound)
+        client.drop_collection(name, **bound)
 
 
 # -- safety net: close engines left open by a crash, an interrupt or a forgotten close() ------------

@@ -157,9 +157,13 @@ def _cell(column: EngineColumn, requirement_id: str) -> str:
     if row is None:
         return "-"
     s = row.summary
-    extra = [
-        f"{n} {label}" for n, label in ((s.failed, "failed"), (s.errored, "errored"), (s.xfailed, "xfail"))
-    ]
+    counts = (
+        (s.failed, "failed"),
+        (s.errored, "errored"),
+        (s.not_judged, "not judged"),
+        (s.xfailed, "xfail"),
+    )
+    extra = [f"{n} {label}" for n, label in counts]
     extra += [f"{s.not_applicable} n/a"] if s.not_applicable and row.verdict != "NOT APPLICABLE" else []
     counted = [e for e in extra if not e.startswith("0 ")]
     return row.verdict + (f" ({', '.join(counted)})" if counted else "")

@@ -9,6 +9,7 @@ calls an implementation makes to Milvus: this package records verdicts, not engi
 from ._junit import junit_xml, write_junit
 from ._model import (
     NOT_APPLICABLE_PREFIX,
+    NOT_JUDGED_PREFIX,
     Environment,
     Report,
     RequirementRow,
@@ -25,6 +26,7 @@ from ._model import (
 
 __all__ = [
     "NOT_APPLICABLE_PREFIX",
+    "NOT_JUDGED_PREFIX",
     "Environment",
     "Report",
     "RequirementRow",

@@ -3,6 +3,9 @@
 CI systems show JUnit per suite. A scenario that failed under another requirement than its own (the
 judge checks every reply against the whole spec) appears as a failure in the suite of each requirement
 it broke, and in its own suite as skipped with a pointer, so no suite claims a pass it did not see.
+
+A run that could not judge has one more suite, ``conformance``, whose one test case is the error that
+says why; a run that stopped before its first scenario has only that one.
 """
 
 from __future__ import annotations
@@ -15,24 +18,23 @@ from ._model import Report, ScenarioResult, broken_requirements
 
 __all__ = ["junit_xml", "write_junit"]
 
-_SKIPPED = ("not_applicable", "skipped", "xfailed")
+_SKIPPED = ("not_judged", "not_applicable", "skipped", "xfailed")
 
 
 def junit_xml(report: Report) -> str:
-    """The report as a JUnit ``<testsuites>`` document (the verdict NOT JUDGED gives one error)."""
+    """The report as a JUnit ``<testsuites>`` document (the verdict NOT JUDGED adds one error)."""
     root = ET.Element("testsuites", name="rag-retrieval-quality-score")
-    if report.verdict == "NOT JUDGED":
-        suite = _suite(root, "conformance")
-        case = ET.SubElement(suite, "testcase", classname="conformance", name="judge the implementation")
-        ET.SubElement(case, "error", message="NOT JUDGED").text = report.reason or "the kit could not judge"
-        _count(suite, [("tests", 1), ("errors", 1)])
-        return _text(root)
     for row in report.requirements:
         suite = _suite(root, row.requirement_id, row.requirement)
         for scenario in report.scenarios:
             counted_here = row.requirement_id in broken_requirements(scenario)
             if scenario.requirement_id == row.requirement_id or counted_here:
                 _case(suite, row.requirement_id, scenario, counted_here)
+    if report.verdict == "NOT JUDGED":
+        suite = _suite(root, "conformance")
+        case = ET.SubElement(suite, "testcase", classname="conformance", name="judge the implementation")
+        ET.SubElement(case, "error", message="NOT JUDGED").text = report.reason or "the kit could not judge"
+        _count(suite, [("tests", 1), ("errors", 1)])
     return _text(root)
 
 

@@ -5,6 +5,8 @@ Statuses:
 - ``passed``: every example of the scenario passed.
 - ``failed``: an assertion failed: the implementation answered, and the answer breaks the spec.
 - ``errored``: the implementation crashed or gave an invalid reply, or the kit could not set it up.
+- ``not_judged``: the scenario needs Milvus, and the engine was lost: the kit's own client could not
+  reach it either. Says nothing about the implementation; the ``message`` says when and where.
 - ``not_applicable``: the scenario needs a capability the implementation does not declare.
 - ``xfailed``: a known, declared divergence that still diverges.
 - ``skipped``: anything else pytest skipped, always with its reason.
@@ -13,7 +15,8 @@ A failure names the requirement whose rule broke (``broken_requirements``), whic
 requirement the scenario belongs to: every reply is checked against the whole spec, so a post-process
 scenario of R4 may see an R3 violation. The per-requirement table counts a failure where its rule
 lives. A run that could not judge at all (the adapter did not load, the engine was unreachable) has
-the verdict ``NOT JUDGED`` and its ``reason``, and no scenarios.
+the verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its engine midway is
+``NOT JUDGED`` too, with the ``reason`` and every scenario judged before the loss (or needing no engine).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "NOT_APPLICABLE_PREFIX",
+    "NOT_JUDGED_PREFIX",
     "Environment",
     "Report",
     "RequirementRow",
@@ -38,11 +43,20 @@ __all__ = [
     "not_judged_report",
 ]
 
-Status = Literal["passed", "failed", "errored", "not_applicable", "xfailed", "skipped"]
+Status = Literal["passed", "failed", "errored", "not_judged", "not_applicable", "xfailed", "skipped"]
 Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED"]
 # When examples of one scenario disagree, the scenario takes the first status in this order.
-_PRECEDENCE: tuple[Status, ...] = ("failed", "errored", "passed", "xfailed", "not_applicable", "skipped")
+_PRECEDENCE: tuple[Status, ...] = (
+    "failed",
+    "errored",
+    "not_judged",
+    "passed",
+    "xfailed",
+    "not_applicable",
+    "skipped",
+)
 NOT_APPLICABLE_PREFIX = "NOT APPLICABLE: "
+NOT_JUDGED_PREFIX = "NOT JUDGED: "  # a skip reason that starts so is a scenario the kit could not judge
 _FAILURE_LINE_CHARS = 300  # the table's failure lines: one line each; report.json keeps the whole text
 
 
@@ -71,6 +85,7 @@ class Summary(_Model):
     passed: int = 0
     failed: int = 0
     errored: int = 0
+    not_judged: int = 0
     not_applicable: int = 0
     xfailed: int = 0
     skipped: int = 0
@@ -162,8 +177,11 @@ def _summary(results: Iterable[ScenarioResult]) -> Summary:
 
 
 def _verdict(summary: Summary) -> Verdict:
+    """A requirement's verdict: a failure judged stays one, even when others could not be judged."""
     if summary.failed or summary.errored:
         return "DOES NOT CONFORM"
+    if summary.not_judged:
+        return "NOT JUDGED"  # what passed does not show that the rest would have
     if summary.passed or summary.xfailed:
         return "CONFORMS"
     if summary.blocked:
@@ -172,12 +190,17 @@ def _verdict(summary: Summary) -> Verdict:
 
 
 def build_report(
-    results: Iterable[ScenarioResult], environment: Environment, *, requirement_order: Sequence[str] = ()
+    results: Iterable[ScenarioResult],
+    environment: Environment,
+    *,
+    requirement_order: Sequence[str] = (),
+    reason: str | None = None,
 ) -> Report:
     """Fold examples, count per requirement and decide verdicts.
 
     Requirements come in ``requirement_order`` (their titles, as in the spec), then any others in order
-    of first appearance.
+    of first appearance. A run with a scenario NOT JUDGED is NOT JUDGED as a whole, failures or not:
+    it is incomplete, and ``reason`` says why; what was judged stays in the report.
     """
     scenarios = merge_examples(results)
     groups: dict[str, list[ScenarioResult]] = {}
@@ -210,10 +233,11 @@ def build_report(
     return Report(
         summary=summary,
         spec_scenarios=SpecTally(passed=passed, total=len(transcriptions)),
-        verdict=_verdict(summary),
+        verdict="NOT JUDGED" if summary.not_judged else _verdict(summary),
         requirements=tuple(rows),
         scenarios=tuple(scenarios),
         environment=environment,
+        reason=reason,
     )
 
 
@@ -232,11 +256,17 @@ def not_judged_report(reason: str, environment: Environment, *, warnings: Sequen
 
 
 def format_table(report: Report) -> str:
-    """The per-requirement table printed at the end of a run."""
-    header = ("requirement", "passed", "failed", "errored", "n/a", "verdict")
+    """The per-requirement table printed at the end of a run.
+
+    A "not judged" column appears only in a run that has such scenarios; they get one line together,
+    the report's reason, instead of one line each.
+    """
+    not_judged = bool(report.summary.not_judged)
+    header = ("requirement", "passed", "failed", "errored", *(("not judged",) * not_judged), "n/a", "verdict")
 
     def cells(name: str, summary: Summary, verdict: str) -> tuple[str, ...]:
-        counts = (summary.passed, summary.failed, summary.errored, summary.not_applicable)
+        counts: tuple[int, ...] = (summary.passed, summary.failed, summary.errored)
+        counts += (summary.not_judged,) * not_judged + (summary.not_applicable,)
         return (name, *map(str, counts), verdict)
 
     def verdict(row: RequirementRow) -> str:
@@ -259,6 +289,8 @@ def format_table(report: Report) -> str:
     for r in failures:
         breaks = f" [breaks {', '.join(broken_requirements(r))}]" if r.status == "failed" else ""
         lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
+    if not_judged and report.reason:
+        lines.append(f"NOT JUDGED: {report.reason}")
     return "\n".join(lines)
 
 

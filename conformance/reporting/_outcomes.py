@@ -1,5 +1,10 @@
 """Collects the pytest outcomes of the kit's scenarios into a :class:`~conformance.reporting.Report`, and
-writes it (``report.json``, ``junit.xml``) when the session ends."""
+writes it (``report.json``, ``junit.xml``) when the session ends.
+
+A run the kit could not judge ends NOT JUDGED: before its first scenario (:meth:`OutcomeCollector.not_judged`,
+no scenarios), or midway when the engine was lost (:meth:`OutcomeCollector.engine_lost`, the scenarios
+judged until then kept). From pytest, either is its usage-error exit code.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from .._version import kit_version
 from ._junit import write_junit
 from ._model import (
     NOT_APPLICABLE_PREFIX,
+    NOT_JUDGED_PREFIX,
     Environment,
     Report,
     ScenarioResult,
@@ -33,6 +39,7 @@ __all__ = ["OutcomeCollector", "spec_sha256"]
 _MESSAGE_LIMIT = 2000
 _STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
+_LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to it) and run again"
 
 
 def spec_sha256() -> str | None:
@@ -54,6 +61,7 @@ class OutcomeCollector:
         self.hypothesis_seed: int | None = None
         self.report: Report | None = None
         self.reason: str | None = None
+        self.lost_engine: str | None = None
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
@@ -63,6 +71,14 @@ class OutcomeCollector:
     def not_judged(self, reason: str) -> None:
         """The run cannot judge the implementation (adapter or engine unusable): NOT JUDGED, ``reason``."""
         self.reason = reason
+
+    def engine_lost(self, reason: str) -> None:
+        """The engine was lost midway (``reason``: which, when, where): the run ends NOT JUDGED.
+
+        Only the first loss counts: every scenario after it is cut off with the same reason.
+        """
+        if self.lost_engine is None:
+            self.lost_engine = reason
 
     def warn(self, text: str) -> None:
         """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
@@ -159,9 +175,21 @@ class OutcomeCollector:
             report = build_report(
                 self.results.values(), self.environment(), requirement_order=_requirement_order()
             )
+            reason = None
+            if report.summary.not_judged and self.lost_engine is not None:
+                n = report.summary.not_judged
+                many = n != 1
+                reason = (
+                    f"{self.lost_engine}; {n} scenario{'s' * many} that need{'s' * (not many)} "
+                    f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
+                )
             self.report = report.model_copy(
-                update={"warnings": tuple(self.warnings), "advice": tuple(self.advice)}
+                update={"warnings": tuple(self.warnings), "advice": tuple(self.advice), "reason": reason}
             )
+            if self.report.verdict == "NOT JUDGED" and session.exitstatus != pytest.ExitCode.INTERRUPTED:
+                # The same exit code as a run that could not judge from the start: never pytest's 0 or
+                # 1, which would say the implementation passed or failed.
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
         else:
             return
         if self.report_dir is not None:
@@ -172,7 +200,7 @@ class OutcomeCollector:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
             return
-        if self.report.verdict != "NOT JUDGED":  # pytest prints the reason itself, as a usage error
+        if self.report.scenarios:  # none: the run stopped before them, and pytest printed why
             terminalreporter.section("rag-retrieval-quality-score conformance")
             for line in format_table(self.report).splitlines():
                 terminalreporter.write_line(line)
@@ -262,6 +290,8 @@ def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[A
         reason = _skip_reason(report)
         if reason.startswith(NOT_APPLICABLE_PREFIX):
             return "not_applicable", reason[len(NOT_APPLICABLE_PREFIX) :]
+        if reason.startswith(NOT_JUDGED_PREFIX):
+            return "not_judged", reason[len(NOT_JUDGED_PREFIX) :]
         return "skipped", reason
     if report.failed:
         exc = call.excinfo.value if call.excinfo else None

@@ -22,6 +22,7 @@ import pytest
 
 from conformance.engines import Engine, EngineError, EngineUnavailableError, start_engine
 from conformance.engines._container import docker_unavailable_reason
+from conformance.engines._proxy import RecordingProxy
 
 pytest_plugins = ["pytester"]
 
@@ -130,6 +131,27 @@ def test_uri_backend_reaches_a_running_server_without_showing_the_token(
     assert theirs not in lite.client().list_collections()
     assert remote.closed
     assert not lite.closed
+
+
+def test_a_gone_engine_fails_the_health_probe_and_a_bounded_cleanup_in_seconds(
+    lite: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MILVUS_TOKEN", SECRET)
+    with RecordingProxy(lite.endpoint.uri) as proxy:
+        remote = start_engine(f"uri:{proxy.uri}")
+        remote.check_reachable()  # a live engine answers
+        left = _make(remote, remote.collection_name("left"))
+    # The proxy is closed: to the kit's client, that engine is gone.
+    started = time.monotonic()
+    with pytest.raises(EngineUnavailableError, match=r"did not answer the kit's own client") as probe:
+        remote.check_reachable(timeout=2)
+    assert proxy.uri in str(probe.value)
+    with pytest.raises(EngineError, match=r"collections starting with '.+' may remain") as cleanup:
+        remote.close(timeout=2)
+    assert time.monotonic() - started < 15, "a probe or a cleanup of a gone engine must not wait long"
+    assert remote.closed
+    assert SECRET not in str(probe.value) + str(cleanup.value)
+    lite.client().drop_collection(left)
 
 
 def test_uri_backend_reads_milvus_uri_from_the_environment(

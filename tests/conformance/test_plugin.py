@@ -139,6 +139,7 @@ def test_statuses_and_report(mini: pytest.Pytester) -> None:
         "passed": 2,
         "failed": 0,
         "errored": 1,
+        "not_judged": 0,
         "not_applicable": 1,
         "xfailed": 0,
         "skipped": 0,
