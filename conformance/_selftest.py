@@ -7,13 +7,23 @@ on it (a one-fault implementation must be judged, not crash the kit). A *conform
 the reference only where the spec allows: the kit must pass it everywhere. The mutation score is the
 share of broken miniatures the kit catches under their named requirement.
 
+A *noted* one breaks only something the spec's words do not forbid (the protocol's shapes): the kit
+must pass it everywhere and note the rule it breaks. A conforming one may name the advice it must get.
+
 The matrix is data (TOML)::
 
     [miniatures.UncanonicalAlias]
     module = "broken"            # tests.miniatures.broken:UncanonicalAlias
-    kind = "broken"              # or "conforming" (then violates and caught_by are empty)
+    kind = "broken"              # or "conforming", or "noted" (then violates and caught_by are empty)
     violates = ["score-labels"]  # requirement ids; every failure must name one of these
     caught_by = ["legacy-aliases-canonicalize", ...]   # scenarios that must be among those failing it
+
+    [miniatures.OwnDropCodes]
+    module = "spec_freedoms"
+    kind = "conforming"
+    freedoms = ["dropped"]       # rules whose nearest freedom it takes (documentation, checked to exist)
+    notes = ["dropped"]          # noted: rules the report must note (conforming: none)
+    advice = ["hybrid-rank-constant"]   # advice the report must give
 
 Miniatures live in the source checkout (``tests/miniatures``), not in the installed wheel.
 """
@@ -37,7 +47,7 @@ from pathlib import Path
 from typing import Literal
 
 from ._errors import ConformanceError
-from .reporting import broken_requirements
+from .reporting import Report, broken_requirements
 
 __all__ = ["Expectation", "MiniatureResult", "SelftestResult", "load_matrix", "run_selftest", "selftest_main"]
 
@@ -52,9 +62,12 @@ class Expectation:
 
     name: str
     module: str
-    kind: Literal["broken", "conforming"]
+    kind: Literal["broken", "conforming", "noted"]
     caught_by: frozenset[str]
     violates: frozenset[str] = frozenset()
+    notes: frozenset[str] = frozenset()
+    advice: frozenset[str] = frozenset()
+    freedoms: frozenset[str] = frozenset()
 
     def adapter(self, package: str) -> str:
         """The adapter spec ``package.module:name`` that :func:`run_conformance` loads."""
@@ -72,6 +85,8 @@ class MiniatureResult:
     output: str = ""
     error: str | None = None
     broken: dict[str, tuple[str, ...]] = field(default_factory=dict)  # scenario id -> requirements broken
+    noted: frozenset[str] = frozenset()  # rule ids the report noted, anywhere
+    advised: frozenset[str] = frozenset()  # advice ids the report gave
 
     @property
     def caught_by(self) -> frozenset[str]:
@@ -87,10 +102,15 @@ class MiniatureResult:
 
     @property
     def caught(self) -> bool:
-        """Caught under its named requirement (a conforming miniature: failed or errored anywhere)."""
-        if self.expectation.kind == "conforming":
+        """Caught under its named requirement (a conforming or noted one: failed or errored anywhere)."""
+        if self.expectation.kind != "broken":
             return bool(self.caught_by)
         return bool(self.attributed)
+
+    @property
+    def unnoted(self) -> frozenset[str]:
+        """Notes and advice the matrix expects that the report did not give."""
+        return (self.expectation.notes - self.noted) | (self.expectation.advice - self.advised)
 
     @property
     def unexpected(self) -> frozenset[str]:
@@ -104,7 +124,7 @@ class MiniatureResult:
 
     @property
     def ok(self) -> bool:
-        return self.error is None and not self.unexpected and not self.missed
+        return self.error is None and not self.unexpected and not self.missed and not self.unnoted
 
 
 @dataclass
@@ -151,18 +171,23 @@ def load_matrix(path: str | Path) -> list[Expectation]:
         kind = row.get("kind")
         caught_by = row.get("caught_by", [])
         violates = row.get("violates", [])
-        if kind not in ("broken", "conforming") or not isinstance(row.get("module"), str):
+        if kind not in ("broken", "conforming", "noted") or not isinstance(row.get("module"), str):
             raise ConformanceError(
-                f"{path}: miniature {name!r} needs module = '<module>' and kind = 'broken' or 'conforming'"
+                f"{path}: miniature {name!r} needs module = '<module>' and kind = 'broken', 'conforming' "
+                "or 'noted'"
+            )
+        if kind == "noted" and not row.get("notes"):
+            raise ConformanceError(
+                f"{path}: noted miniature {name!r} names no rule in notes (e.g. ['dropped'])"
             )
         if kind == "broken" and not violates:
             raise ConformanceError(
                 f"{path}: broken miniature {name!r} names no requirement in violates (e.g. violates = "
                 "['rank-order'])"
             )
-        if kind == "conforming" and (caught_by or violates):
+        if kind != "broken" and (caught_by or violates):
             raise ConformanceError(
-                f"{path}: conforming miniature {name!r} must not list caught_by or violates: "
+                f"{path}: {kind} miniature {name!r} must not list caught_by or violates: "
                 "the kit must pass it everywhere"
             )
         out.append(
@@ -172,6 +197,9 @@ def load_matrix(path: str | Path) -> list[Expectation]:
                 kind=kind,
                 caught_by=frozenset(caught_by),
                 violates=frozenset(violates),
+                notes=frozenset(row.get("notes", [])),
+                advice=frozenset(row.get("advice", [])),
+                freedoms=frozenset(row.get("freedoms", [])),
             )
         )
     return out
@@ -246,10 +274,31 @@ def _run_one(
         statuses={s.id: s.status for s in report.scenarios} if report else {},
         requirements={s.id: s.requirement_id for s in report.scenarios} if report else {},
         broken={s.id: broken_requirements(s) for s in report.scenarios} if report else {},
+        noted=frozenset(_noted_rules(report)) if report else frozenset(),
+        advised=frozenset(a.partition(":")[0] for a in report.advice) if report else frozenset(),
         seconds=time.perf_counter() - t0,
         output=buffer.getvalue(),
-        error=None if report else f"no report (pytest exit code {outcome.pytest_exit_code})",
+        error=_not_judged(report, outcome.pytest_exit_code),
     )
+
+
+def _not_judged(report: Report | None, exit_code: int) -> str | None:
+    """Why the run says nothing about the miniature (no report, or one the kit could not judge)."""
+    if report is None:
+        return f"no report (pytest exit code {exit_code})"
+    if report.verdict == "NOT JUDGED":
+        return f"NOT JUDGED: {report.reason or 'the run could not judge'}"
+    return None
+
+
+def _noted_rules(report: Report) -> set[str]:
+    """The rule ids the report's scenario notes name (``note [rule-id] ...``)."""
+    found = set()
+    for scenario in report.scenarios:
+        for note in scenario.notes:
+            if note.startswith("note [") and "]" in note:
+                found.add(note[len("note [") : note.index("]")])
+    return found
 
 
 # -- presentation --------------------------------------------------------------------------------
@@ -288,6 +337,8 @@ def format_matrix(outcome: SelftestResult) -> str:
             lines.append(f"  {r.expectation.name}: unexpected {', '.join(shown)}")
         if r.missed:
             lines.append(f"  {r.expectation.name}: expected to be caught by {sorted(r.missed)}, but passed")
+        if r.unnoted:
+            lines.append(f"  {r.expectation.name}: expected notes or advice {sorted(r.unnoted)}, not given")
         if r.error:
             lines.append(f"  {r.expectation.name}: {r.error}")
     idle = outcome.scenarios_catching_nothing()
@@ -305,8 +356,12 @@ def _counted_under(r: MiniatureResult, scenario: str) -> tuple[str, ...]:
 def _verdict(r: MiniatureResult) -> str:
     if r.error:
         return "ERROR"
-    if r.expectation.kind == "conforming":
-        return "passes" if not r.caught else "FALSE ALARM"
+    if r.expectation.kind != "broken":
+        if r.caught:
+            return "FALSE ALARM"
+        if r.unnoted:
+            return "NOTE MISSING"
+        return "passes (noted)" if r.expectation.kind == "noted" else "passes"
     if not r.caught:
         return "ESCAPED" if not r.caught_by else "MISATTRIBUTED"
     if r.unexpected:

@@ -8,10 +8,12 @@ miniature: "all other scenarios pass" is checked as stated, never on a subset.
 from __future__ import annotations
 
 import os
+import tomllib
 from collections import Counter
 
 import pytest
 
+from conformance._model import RULES
 from conformance._selftest import SelftestResult, format_matrix, load_matrix, run_selftest
 from tests.miniatures import MATRIX_PATH
 
@@ -33,6 +35,28 @@ def test_the_matrix_is_big_enough_to_mean_something() -> None:
     kinds = Counter(e.kind for e in EXPECTATIONS)
     assert kinds["broken"] >= 15, kinds
     assert kinds["conforming"] >= 3, kinds
+    assert kinds["noted"] >= 3, kinds
+
+
+def test_every_rule_has_a_miniature_taking_its_freedom_or_a_reason_why_none() -> None:
+    without = tomllib.loads(MATRIX_PATH.read_text(encoding="utf-8")).get("rules_without_freedom", {})
+    taken = {rule for e in EXPECTATIONS if e.kind != "broken" for rule in (*e.freedoms, *e.notes)}
+    named = taken | set(without)
+    assert not named - set(RULES), (
+        f"the matrix names rules the model does not have: {sorted(named - set(RULES))}"
+    )
+    assert not set(RULES) - named, (
+        f"rules with no freedom miniature and no reason: {sorted(set(RULES) - named)}"
+    )
+    assert not taken & set(without), (
+        f"rules listed as free and as without freedom: {sorted(taken & set(without))}"
+    )
+
+
+def test_noted_miniatures_name_rules_that_only_note() -> None:
+    for e in EXPECTATIONS:
+        failing = {rule for rule in e.notes if RULES[rule].fails}
+        assert not failing, f"{e.name} expects notes of rules that fail replies: {sorted(failing)}"
 
 
 @pytest.mark.parametrize("name", [e.name for e in EXPECTATIONS])
@@ -50,6 +74,7 @@ def test_miniature_is_caught_exactly_where_the_matrix_says(selftest: SelftestRes
         f"{name} passed scenarios the matrix expects to catch it: {sorted(result.missed)} "
         "(the kit lost teeth)"
     )
+    assert not result.unnoted, f"{name}: the report gave none of the notes or advice {sorted(result.unnoted)}"
 
 
 def test_every_broken_miniature_is_caught(selftest: SelftestResult) -> None:

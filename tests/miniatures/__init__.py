@@ -5,7 +5,9 @@
 - :mod:`.conforming`: variants that differ from the reference only where the spec allows.
 - written apart from the kit, from the spec's sentences: :mod:`.from_the_spec` (a whole implementation),
   :mod:`.spec_freedoms` (conforming variants of it) and :mod:`.spec_faults` (one fault each, by why a
-  kit might miss it).
+  kit might miss it; a few of them turned out to break only the protocol's shapes, and are noted).
+- :mod:`.real_data`: faults only a knowledge base like a real team's shows.
+- :mod:`.rule_freedoms`: the nearest freedom of each rule, and variants the kit only notes.
 
 ``matrix.toml`` beside them says which scenarios must catch which miniature; ``rag-conformance
 selftest`` and ``tests/test_mutation_matrix.py`` run the kit against all of them and compare.

@@ -88,8 +88,8 @@ class DenseAlsoSparseSearch(FromTheSpec):
 
 class DenseSearchThenQueryByKey(FromTheSpec):
     """dense-baseline: "search SHALL call dense ANN only". The ANN search asks for primary keys only and a
-    ``query`` by key fetches text and metadata (a habit from servers that return only ids). Arguable:
-    the query retrieves nothing the ANN did not choose.
+    ``query`` by key fetches text and metadata (a habit from servers that return only ids). The query
+    retrieves nothing the ANN did not choose: hydration, which conforms (readings 17).
     """
 
     def engine_search(self, request: SearchRequest) -> list[Any]:
@@ -131,9 +131,10 @@ class DenseSearchThenQueryByKey(FromTheSpec):
 
 
 class FilterOnDenseLegOnly(FromTheSpec):
-    """score-labels: "hit order SHALL follow the hybrid/RRF result order" of the filtered search. The
-    category filter is set on the dense sub-request only; the BM25 one searches every category, so
-    filtered hybrid results hold other categories' chunks.
+    """quality-gates: the category filter of "category-filter low-quality retry decisions". The category
+    filter is set on the dense sub-request only; the BM25 one searches every category, so filtered
+    hybrid results hold other categories' chunks (without the category, the search conforms: the
+    category's influence is the fault).
     """
 
     def engine_search(self, request: SearchRequest) -> list[Any]:

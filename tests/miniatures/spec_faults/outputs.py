@@ -207,7 +207,8 @@ class FilteredLookupSkipsTopTwo(FromTheSpec):
 
 class DroppedAllReturnN(FromTheSpec):
     """rank-order: removal by "dedup/caps" and return-n, each listed with the reason that removed it.
-    Every removed candidate is reported as ``return_n`` ("did not make the top n").
+    Every removed candidate is reported as ``return_n`` ("did not make the top n"). The spec names no
+    dropped list nor its codes: noted (``dropped``), not failed (readings 16).
     """
 
     def select(self, ordered, config):  # type: ignore[no-untyped-def]
@@ -217,7 +218,8 @@ class DroppedAllReturnN(FromTheSpec):
 
 class DroppedOmitsDuplicates(FromTheSpec):
     """rank-order: every removed candidate accounted for ("subject only to dedup/caps removing one").
-    Duplicates are folded away before selection and never listed; cap and return-n drops are.
+    Duplicates are folded away before selection and never listed; cap and return-n drops are. The spec
+    names no dropped list: noted (``dropped``), not failed (readings 16).
     """
 
     def select(self, ordered, config):  # type: ignore[no-untyped-def]
