@@ -61,6 +61,7 @@ class Judge:
         recorder: Callable[[], Any] | None = None,
         notes: list[str] | None = None,
         observe: Callable[[str, Any, Any], None] | None = None,
+        memory: dict[str, Any] | None = None,
     ) -> None:
         self.implementation = implementation
         self.info = info
@@ -68,6 +69,7 @@ class Judge:
         self._recorder = recorder
         self.notes = notes if notes is not None else []
         self._observe = observe
+        self._memory = memory if memory is not None else {}  # what the run learnt once, for every judge
 
     # -- pure capabilities ---------------------------------------------------------------------------
 
@@ -139,7 +141,11 @@ class Judge:
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_fusions(request, reply, found)
         if request.mode == "dense":
-            found += model.check_dense_only(calls, "the engine calls of a dense-mode search")
+            found += model.check_dense_only(
+                calls,
+                "the engine calls of a dense-mode search",
+                hybrid_collections=self._hybrid_collections(),
+            )
         return reply, tuple(calls), found
 
     def _other_fusions(
@@ -185,7 +191,11 @@ class Judge:
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_lookup_fusions(request, reply, found, low)
         if request.mode == "dense":
-            found += model.check_dense_only(calls, "the engine calls of a dense-mode lookup")
+            found += model.check_dense_only(
+                calls,
+                "the engine calls of a dense-mode lookup",
+                hybrid_collections=self._hybrid_collections(),
+            )
         return reply, tuple(calls), found
 
     def _other_lookup_fusions(
@@ -238,6 +248,38 @@ class Judge:
                 )
                 return _under("the search under this lookup", faults)
         return []
+
+    def _hybrid_collections(self) -> frozenset[str] | None:
+        """The collections the implementation's hybrid mode searches, learnt once per run by asking it one
+        hybrid question through the recording proxy (None when it has no hybrid mode, or it failed)."""
+        if "hybrid_collections" not in self._memory:
+            self._memory["hybrid_collections"] = self._ask_hybrid_collections()
+        collections: frozenset[str] | None = self._memory["hybrid_collections"]
+        return collections
+
+    def _ask_hybrid_collections(self) -> frozenset[str] | None:
+        oracle = self._need_oracle()
+        if self._recorder is None or "bm25" in oracle.lacks or not oracle.corpus.queries:
+            return None
+        question = next(iter(oracle.corpus.queries.values()))
+        search = SearchRequest(
+            query_text=question.text, query_vector=question.vector, mode="hybrid", k=question.k
+        )
+        try:
+            with self._recording() as calls:
+                if self.info.supports("search", "hybrid"):
+                    ask(self.implementation, "search", search, expect=SearchReply)
+                elif self.info.supports("lookup", "hybrid"):
+                    lookup = LookupRequest(
+                        query_text=question.text, query_vector=question.vector, mode="hybrid"
+                    )
+                    ask(self.implementation, "lookup", lookup, expect=LookupReply)
+                else:
+                    return None
+        except ConformanceError:
+            return None
+        found = frozenset(c.collection for c in calls if c.method in model.DATA_READS and c.collection)
+        return found or None
 
     # -- attribution ---------------------------------------------------------------------------------
 

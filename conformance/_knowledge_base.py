@@ -75,7 +75,7 @@ class KbQuery:
     name: str
     vector: tuple[float, ...]
     text: str
-    shape: str  # keyword, keyword-noise, repeated, long, quoted, blank, punctuation, noise, tie
+    shape: str  # keyword, keyword-noise, repeated, long, quoted, blank, punctuation, noise, other-script, tie
     hybrid: bool  # safe for hybrid mode (no near-ties in its dense order)
     min_k: int = 1  # a tie at ranks 1 and 2 needs k >= 3 to stay inside the answer
 
@@ -102,7 +102,8 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
     rng = random.Random(seed)
     dim = scenario_dim + EXTRA_DIMS
     vocabulary = _pseudo_words(rng, 60)
-    keywords, plain = vocabulary[:6], vocabulary[6:]
+    # Keywords in Latin and in Cyrillic letters: a query in another script is searched by BM25 too.
+    keywords, plain = [*vocabulary[:5], *_pseudo_words(rng, 2, script="cyrillic")], vocabulary[5:]
     categories = [rng.choice(kind) for kind in _CATEGORY_KINDS]
     rng.shuffle(categories)
     docs = _documents(rng, categories)
@@ -141,15 +142,18 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
     )
 
 
-def _pseudo_words(rng: random.Random, n: int) -> list[str]:
-    """Lowercase words no stemmer, stop list or case filter changes: consonant-vowel syllables, ending
-    in ``a`` or ``o`` (no English suffix a stemmer strips ends that way)."""
-    consonants, vowels = "bdfgklmnprtvz", "aio"
+def _pseudo_words(rng: random.Random, n: int, *, script: str = "latin") -> list[str]:
+    """Lowercase words no stemmer, stop list or case filter changes: consonant-vowel syllables, ending in
+    ``a`` or ``o`` (no English suffix a stemmer strips ends that way); in Cyrillic, ending in ``к`` (no
+    inflection ending of the languages written in it is a lone ``к``)."""
+    if script == "cyrillic":
+        consonants, vowels, endings = "бвгдзлмнпрст", "аоу", ("к",)
+    else:
+        consonants, vowels, endings = "bdfgklmnprtvz", "aio", ("a", "o")
     words: set[str] = set()
     while len(words) < n:
         syllables = [rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(2, 3))]
-        word = "".join(syllables) + rng.choice(consonants) + rng.choice("ao")
-        words.add(word)
+        words.add("".join(syllables) + rng.choice(consonants) + rng.choice(endings))
     return sorted(words, key=lambda w: rng.random())
 
 
@@ -161,7 +165,7 @@ def _documents(rng: random.Random, categories: Sequence[str]) -> list[tuple[str,
     tiny = categories[-1]  # a category of one chunk: filtered searches return almost nothing
     docs.append((_doc_id(rng, used), tiny, 1))
     for i in range(26):
-        category: str | None = categories[i % (len(categories) - 1)] if rng.random() > 0.1 else None
+        category: str | None = None if i == 0 or rng.random() < 0.1 else categories[i % (len(categories) - 1)]
         docs.append((_doc_id(rng, used), category, rng.choice(sizes)))
     return docs
 
@@ -231,10 +235,13 @@ def _queries(
     scenario_count: int,
 ) -> list[KbQuery]:
     categories: list[str | None] = [None] * scenario_count + [c.category for c in chunks]
-    shapes = ("keyword", "keyword-noise", "repeated", "long", "quoted", "blank", "punctuation", "noise")
+    shapes = (
+        "keyword", "keyword-noise", "repeated", "long", "quoted", "blank", "punctuation", "noise",
+        "other-script",
+    )  # fmt: skip
     out: list[KbQuery] = []
     attempts = 0
-    while len(out) < 32 and attempts < 400:
+    while len(out) < 36 and attempts < 500:
         attempts += 1
         anchor = rng.randrange(len(chunks))
         noise = np.zeros(vectors.shape[1])
@@ -243,7 +250,7 @@ def _queries(
         if not _separated(vectors, vector, categories):
             continue
         shape = shapes[len(out) % len(shapes)]
-        keyword = rng.choice(keywords)
+        keyword = keywords[-1 - len(out) % 2] if shape == "other-script" else rng.choice(keywords)
         text = _text(rng, shape, keyword)
         out.append(
             KbQuery(f"kb{len(out)}-{shape}", tuple(float(x) for x in vector), text, shape, hybrid=True)
@@ -260,7 +267,7 @@ def _queries(
 
 def _text(rng: random.Random, shape: str, keyword: str) -> str:
     noise = rng.sample(_QUERY_NOISE, 3)
-    if shape == "keyword":
+    if shape in ("keyword", "other-script"):
         return keyword
     if shape == "keyword-noise":
         return f"{noise[0]} {keyword} ? {noise[1]}"  # punctuation apart: whitespace analyzers agree

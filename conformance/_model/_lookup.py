@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .._protocol import Block, LookupReply, LookupRequest, PostProcessConfig, PostProcessReply, WireCandidate
 from ._numbers import DISTANCE_TOLERANCE, QUALITY_TOLERANCE, canonical, dense_quality
-from ._postprocess import check_post_process, gate_violations, kept_candidates
+from ._postprocess import block_labels, check_post_process, gate_violations, kept_candidates
 from ._qualities import block_qualities, kind_of
 from ._rules import Violation, failing, violation
 
@@ -199,13 +199,50 @@ def _evidence(attempt: Attempt, reply: PostProcessReply, config: PostProcessConf
                 got,
             )
         ]
+    moved = _moved_ranks(attempt, reply.blocks)
+    if moved:
+        # The blocks' originalRanks are a search's ranks, but not this search's: the retrieval differs.
+        # (Ranks renumbered 1..m are the protocol's shape: noted by the post-process check instead.)
+        want = ", ".join(f"{c.doc_id}#{c.chunk_index}@{c.original_rank}" for c in attempt.candidates)
+        where = f" in category {attempt.category!r}" if attempt.category else ""
+        return [
+            violation(
+                "lookup-retrieval",
+                f"evidence{where} (docId#chunkIndex@originalRank)",
+                f"the hits of the search the mode names, at their ranks: {want or '(none)'}",
+                ", ".join(moved),
+            )
+        ]
     first: list[Violation] | None = None
     for candidates in attempt.orders(reply.blocks):
-        found = check_post_process(candidates, config, reply, distance_tolerance=DISTANCE_TOLERANCE)
+        found = check_post_process(
+            candidates, config, reply, distance_tolerance=DISTANCE_TOLERANCE, attached=False
+        )
         if not failing(found):
             return found
         first = found if first is None else first
     return first or []
+
+
+def _moved_ranks(attempt: Attempt, blocks: Sequence[Block]) -> list[str]:
+    """Blocks whose originalRank is no rank their chunk can have in the attempt (its tie group's ranks
+    included), when the blocks' ranks are not simply renumbered 1..m."""
+    if [b.original_rank for b in blocks] == list(range(1, len(blocks) + 1)):
+        return []
+    allowed: dict[ChunkKey, set[int]] = {}
+    for index, c in enumerate(attempt.candidates):
+        allowed.setdefault((c.doc_id, c.chunk_index), set()).add(index + 1)
+    end = len(attempt.candidates)
+    for start, stop in attempt.ties:
+        ranks = set(range(start + 1, stop + 1))
+        members = list(attempt.candidates[start:stop]) + (list(attempt.spill) if stop == end else [])
+        for c in members:
+            allowed.setdefault((c.doc_id, c.chunk_index), set()).update(ranks)
+    return [
+        f"{b.doc_id}#{b.chunk_index}@{b.original_rank}"
+        for b in blocks
+        if b.original_rank not in allowed.get((b.doc_id, b.chunk_index), set())
+    ]
 
 
 def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -> list[Violation]:
@@ -291,6 +328,7 @@ def _merged(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -
                 shown or "no blocks",
             )
         )
+    found += block_labels([(b, c) for b, c in matched], attached=False)
     found += _merged_qualities(matched, by_source, config, tolerance)
     return found + gate_violations(reply, [b.quality_score for b in reply.blocks], config, tolerance)
 

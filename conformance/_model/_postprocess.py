@@ -18,6 +18,7 @@ A checker, not a second implementation. It pins what the spec fixes and accepts 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from ._rules import Violation, failing, violation
 __all__ = [
     "DROP_REASONS",
     "Normalizer",
+    "block_labels",
     "check_post_process",
     "gate_violations",
     "kept_ranks",
@@ -104,18 +106,21 @@ def check_post_process(
     *,
     normalizer: Normalizer | None = None,
     distance_tolerance: float = 0.0,
+    attached: bool = True,
 ) -> list[Violation]:
     """Every rule the spec fixes for one post-process reply; no failing finding means the spec allows it.
 
     The list holds notes too (rules whose ``fails`` is False); :func:`~._rules.failing` keeps the rest.
     ``distance_tolerance`` widens quality comparisons for candidates whose distances the kit knows
-    only to float32 (a lookup, where the implementation's engine computed them).
+    only to float32 (a lookup, where the implementation's engine computed them). ``attached`` False: the
+    candidates' denseDistance is the kit's knowledge, not something the implementation was handed (a
+    lookup), so a wrong label is R1's, not R7's.
     """
     batch = _Batch(candidates, config)
     tolerance = QUALITY_TOLERANCE + distance_tolerance / config.max_l2_distance
     matched, found = _match(batch, reply.blocks)
     found += _structure(batch, matched)
-    found += _labels(matched)
+    found += block_labels(matched, attached=attached)
     found += block_qualities(batch.kind, matched, config, tolerance)
     if normalizer is not None and not any(v.rule.id.endswith(("formula", "range")) for v in failing(found)):
         kept = len(kept_candidates(candidates, config))
@@ -222,11 +227,12 @@ def _pick(block: Block, same: Sequence[WireCandidate], config: PostProcessConfig
     ranked = [i for i, c in enumerate(same) if c.original_rank == block.original_rank]
     for index in ranked:
         c = same[index]
-        distance = c.score if canonical(c.score_label) == "dense" else c.dense_distance
-        if distance is not None and close(
+        dense = canonical(c.score_label) == "dense"
+        distance = c.score if dense else c.dense_distance
+        if (dense or distance is not None) and close(
             block.quality_score, dense_quality(distance, config.max_l2_distance)
         ):
-            return index
+            return index  # a dense copy with a null score gives 0: it may be the one kept
     return ranked[0] if ranked else 0
 
 
@@ -236,6 +242,15 @@ def _structure(batch: _Batch, matched: Matched) -> list[Violation]:
     shown = ", ".join(f"{c.doc_id}#{c.chunk_index}@{c.original_rank}" for _, c in matched) or "no blocks"
     if ranks != sorted(ranks):
         found.append(violation("rank-order", "accepted blocks", "ascending originalRank", shown))
+        if _by_distance(matched):
+            found.append(
+                violation(
+                    "dense-distance-order",
+                    "accepted blocks, ordered by their denseDistance",
+                    "ascending originalRank from the hybrid results",
+                    shown,
+                )
+            )
     repeated = [k for k, n in Counter(_key(c) for _, c in matched).items() if n > 1]
     if repeated:
         found.append(
@@ -271,18 +286,24 @@ def _structure(batch: _Batch, matched: Matched) -> list[Violation]:
     return found
 
 
-def _labels(matched: Matched) -> list[Violation]:
+def block_labels(matched: Matched, *, attached: bool = True) -> list[Violation]:
+    """Each block carries its candidate's canonical label, exactly (R1, R7 with an attached distance); a
+    hybrid candidate's block labelled ``l2_distance`` is the legacy L2 backfill too (R2)."""
     found: list[Violation] = []
     for block, candidate in matched:
         want = canonical(candidate.score_label)
         if want is None:
             continue
         item = f"block {_name(candidate)}"
-        rule = "dense-distance-label" if candidate.dense_distance is not None else "block-label"
+        rule = "dense-distance-label" if attached and candidate.dense_distance is not None else "block-label"
         if canonical(block.score_label) != want:
             found.append(
                 violation(rule, item, f"a label canonicalizing to {want!r}", repr(block.score_label))
             )
+            if want == "hybrid" and block.score_label == "l2_distance":
+                found.append(
+                    violation("l2-relabel", item, "'hybrid'", "'l2_distance', the legacy L2 backfill's")
+                )
         elif block.score_label == "bm25_only_no_dense" and candidate.score_label != "bm25_only_no_dense":
             found.append(
                 violation("no-bm25-only-label", item, f"{want!r} (its candidate's)", "'bm25_only_no_dense'")
@@ -297,6 +318,18 @@ def _labels(matched: Matched) -> list[Violation]:
                 )
             )
     return found
+
+
+def _by_distance(matched: Matched) -> bool:
+    """Whether hybrid blocks come nearest first by denseDistance (a reorder R7 forbids)."""
+    distances = [c.dense_distance for _, c in matched]
+    if (
+        len(distances) < 2
+        or any(d is None for d in distances)
+        or kind_of([c for _, c in matched]) != "hybrid"
+    ):
+        return False
+    return all(a <= b for a, b in itertools.pairwise(distances))  # type: ignore[operator]
 
 
 # -- dropped ------------------------------------------------------------------------------------------

@@ -128,6 +128,10 @@ _ALL = (
           "SHALL NOT replace hybrid hit scores with a parallel dense L2 map",
           "post-process input scores SHALL NOT be forced to dense L2 solely for threshold compatibility",
           reading=9),
+    _rule("l2-relabel", "no-l2-overwrite", "a hybrid hit or evidence block SHALL NOT be relabelled "
+          "l2_distance: that is the legacy L2 backfill, a parallel dense L2 map in the hybrid score's place",
+          "SHALL NOT replace hybrid hit scores with a parallel dense L2 map",
+          note="§2.2: the backfill writes the L2 into score and changes the label to l2_distance"),
     _rule("hybrid-score-scale", "no-l2-overwrite", "hybrid hit scores are the fused score, or ordered like "
           "it (the spec forbids only dense L2)", reading=9, fails=False),
     _rule("no-placeholder", "no-l2-overwrite", "the system SHALL NOT assign max-L2 weak placeholders to hits "
@@ -205,9 +209,10 @@ _ALL = (
           "with or replacing the filtered one, in rank order, deduplicated, within the caps and return-n",
           _GATES, note=_RETRY_NOTE, reading=7),
     # -- R6: dense baseline --------------------------------------------------------------------------
-    _rule("dense-only", "dense-baseline", "mode dense SHALL call dense ANN only: no hybrid, keyword or "
-          "sparse search, and no scalar query that can return rows the dense search did not",
-          _DENSE_ONLY, reading=17),
+    _rule("dense-only", "dense-baseline", "mode dense SHALL call dense ANN only, on the collection hybrid "
+          "mode searches: no hybrid, keyword or sparse search, and no scalar query that can return rows the "
+          "dense search did not", _DENSE_ONLY, "a same-collection baseline that runs dense ANN only",
+          reading=17),
     # -- R7: optional dense distance -----------------------------------------------------------------
     _rule("dense-distance-label", "dense-distance-gates", "a hybrid hit or block with denseDistance SHALL "
           "still canonicalize to hybrid", "scoreLabel SHALL still canonicalize to hybrid"),

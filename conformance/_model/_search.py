@@ -138,6 +138,10 @@ def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
             found.append(
                 violation(rule, item, f"a label canonicalizing to {request.mode!r}", repr(hit.score_label))
             )
+            if request.mode == "hybrid" and hit.score_label == "l2_distance":
+                found.append(
+                    violation("l2-relabel", item, "'hybrid'", "'l2_distance', the legacy L2 backfill's")
+                )
         elif hit.score_label == "bm25_only_no_dense":
             found.append(violation("no-bm25-only-label", item, "'hybrid'", "'bm25_only_no_dense'"))
         elif hit.score_label != request.mode:
@@ -312,8 +316,11 @@ class EngineCall(Protocol):
     def describe(self) -> str: ...
 
 
-def check_dense_only(calls: Sequence[EngineCall], what: str) -> list[Violation]:
-    """R6: in dense mode every data-reading engine call is a dense ANN search, and there is one.
+def check_dense_only(
+    calls: Sequence[EngineCall], what: str, *, hybrid_collections: frozenset[str] | None = None
+) -> list[Violation]:
+    """R6: in dense mode every data-reading engine call is a dense ANN search, and there is one; on the
+    collection hybrid mode searches (``hybrid_collections``, when known): "a same-collection baseline".
 
     Fetching the rows of exactly the hits a dense search returned, by their primary keys, hydrates that
     search (text, metadata); it retrieves nothing, and is allowed (readings 17). A scalar query whose
@@ -332,6 +339,18 @@ def check_dense_only(calls: Sequence[EngineCall], what: str) -> list[Violation]:
         other.append(call.describe())
     if other:
         return [violation("dense-only", what, "dense ANN searches only", "; ".join(other))]
+    searched = {c.collection for c in reads if c.method == "Search" and c.collection}
+    elsewhere = sorted(searched - hybrid_collections) if hybrid_collections else []
+    if elsewhere:
+        hybrid = ", ".join(sorted(hybrid_collections or ()))
+        return [
+            violation(
+                "dense-only",
+                what,
+                f"dense ANN on the collection hybrid mode searches ({hybrid}): a same-collection baseline",
+                f"a dense search of {', '.join(elsewhere)}",
+            )
+        ]
     if not any(c.method == "Search" for c in reads):
         return [
             violation(

@@ -16,7 +16,13 @@ from .._judge import NOTES, Judge
 from .._protocol import Implementation, ImplementationInfo
 from ..reporting._outcomes import OutcomeCollector
 
-__all__ = ["rqs_advisor", "rqs_judge"]
+__all__ = ["rqs_advisor", "rqs_judge", "rqs_judge_memory"]
+
+
+@pytest.fixture(scope="session")
+def rqs_judge_memory() -> dict[str, Any]:
+    """What the judges of a run learn once about the implementation (its hybrid mode's collections)."""
+    return {}
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +42,7 @@ def rqs_judge(
     rqs_implementation: Implementation,
     rqs_info: ImplementationInfo,
     rqs_advisor: Advisor,
+    rqs_judge_memory: dict[str, Any],
 ) -> Judge:
     """Asks the implementation; raises a FAILED-scenario error naming the requirement a reply breaks."""
     notes = request.node.stash.setdefault(NOTES, [])
@@ -54,4 +61,5 @@ def rqs_judge(
         recorder=recorder,
         notes=notes,
         observe=rqs_advisor.observe,
+        memory=rqs_judge_memory,
     )

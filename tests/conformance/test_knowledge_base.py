@@ -27,6 +27,10 @@ def _tokens(text: str) -> list[str]:
     return [t.casefold() for t in re.findall(r"\w+", text)]
 
 
+def _cyrillic(word: str) -> bool:
+    return all("\u0400" <= ch <= "\u04ff" for ch in word)
+
+
 def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKD", text).casefold().split())
 
@@ -74,7 +78,15 @@ def test_it_has_what_real_knowledge_bases_have(run) -> None:
     assert min(Counter(c for c in categories if c is not None).values()) == 1  # a category of one chunk
     assert any("#" in c.doc_id for c in kb.chunks) or any("/" in c.doc_id for c in kb.chunks)
     assert any(not c.text.isascii() for c in kb.chunks)
-    assert {q.shape for q in kb.queries} >= {"keyword", "blank", "punctuation", "long", "quoted", "tie"}
+    assert {q.shape for q in kb.queries} >= {
+        "keyword",
+        "blank",
+        "punctuation",
+        "long",
+        "quoted",
+        "tie",
+        "other-script",
+    }
     assert max(len(c.text.encode()) for c in kb.chunks) <= 240
     assert max(len(c.doc_id.encode()) for c in kb.chunks) <= 64
 
@@ -92,13 +104,15 @@ def test_keywords_are_found_alike_by_any_analyzer(run) -> None:
     for keyword in kb.keywords:
         holders = [c for c in run.corpus.chunks if keyword in _tokens(c.text)]
         assert holders, keyword
-        for c in holders:
-            assert c.text.isascii(), c.text
-            assert len(c.text.split()) == 10, c.text
-            assert c.text == c.text.lower(), c.text
+        for c in holders:  # ten lowercase letter-only words, each of one script
+            words = c.text.split()
+            assert len(words) == 10, c.text
+            assert all(w.isalpha() and w == w.lower() and (w.isascii() or _cyrillic(w)) for w in words), (
+                c.text
+            )
         counts = [c.text.split().count(keyword) for c in holders]
         assert len(set(counts)) == len(counts), (keyword, counts)  # distinct: no BM25 tie
-        assert keyword[-1] in "ao"
+        assert keyword[-1] in "aoк"
         assert keyword not in scenario_words
     every_token = {t for c in run.corpus.chunks for t in _tokens(c.text)}
     every_word = {w for c in run.corpus.chunks for w in c.text.split()}

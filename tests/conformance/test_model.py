@@ -298,7 +298,9 @@ def test_a_dropped_list_is_optional_but_when_given_complete_and_true() -> None:
         found = model.check_post_process(cs, config, reply(kept, dropped=given))
         assert rules(found) == {"dropped"}
         assert model.failing(found) == []
-    own_codes = tuple(d.model_copy(update={"reason": code}) for d, code in zip(true, ("CAP", "N", "DUP")))
+    own_codes = tuple(
+        d.model_copy(update={"reason": code}) for d, code in zip(true, ("CAP", "N", "DUP"), strict=True)
+    )
     assert model.check_post_process(cs, config, reply(kept, dropped=own_codes)) == []
 
 
@@ -306,3 +308,10 @@ def test_extra_reply_fields_are_allowed() -> None:
     cs = [cand("A", 1, 0.2)]
     extra = reply([block(cs[0], dq(0.2))], completeness="PARTIAL")
     assert model.check_post_process(cs, CONFIG, extra) == []
+
+
+def test_hybrid_blocks_ordered_by_their_dense_distance_break_r7_as_well() -> None:
+    cs = [cand("A", 1, 0.033, label="hybrid", dd=1.2), cand("B", 2, 0.032, label="hybrid", dd=0.4)]
+    nearest_first = [block(cs[1], 0.8), block(cs[0], 0.4)]
+    found = rules(model.check_post_process(cs, CONFIG, reply(nearest_first)))
+    assert {"rank-order", "dense-distance-order"} <= found

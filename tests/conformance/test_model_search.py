@@ -359,3 +359,47 @@ def test_tied_hits_in_a_lookup_may_come_in_any_order_and_spill_past_the_end() ->
         )
     wrong = [block(tied[0], dq(0.4)), block(cand("e", 2, 0.7), dq(0.7))]
     assert "lookup-retrieval" in rules(model.check_lookup(request, _reply(wrong, "unfiltered"), truth))
+
+
+def test_dense_mode_searches_the_collection_hybrid_mode_searches() -> None:
+    same = _Call("Search", "dense", keys=(1,), collection="kb")
+    assert model.check_dense_only([same], "calls", hybrid_collections=frozenset({"kb"})) == []
+    shadow = _Call("Search", "dense", keys=(1,), collection="kb_dense_copy")
+    found = model.check_dense_only([shadow], "calls", hybrid_collections=frozenset({"kb"}))
+    assert rules(found) == {"dense-only"}
+    assert "same-collection" in found[0].expected
+    assert model.check_dense_only([shadow], "calls") == []  # hybrid mode unknown: nothing to compare
+
+
+def test_a_hybrid_hit_relabelled_l2_distance_is_the_legacy_backfill_too() -> None:
+    relabelled = (hit("a", 1, 0.1, "l2_distance", 0.1), *HYBRID_HITS[1:])
+    found = model.check_search(search("hybrid"), SearchReply(hits=relabelled), HYBRID_TRUTH)
+    assert {"l2-relabel", "dense-distance-label"} <= rules(found)  # R2, and R7 (it carries a distance)
+
+
+HYBRID_HITS = (
+    hit("a", 1, 0.0325, "hybrid", 0.1),
+    hit("d", 2, 0.0164, "hybrid", 1.9),
+    hit("b", 3, 0.0161, "hybrid"),
+)
+
+
+def test_lookup_evidence_at_other_ranks_than_the_search_gives_is_another_retrieval() -> None:
+    request = lookup(None)
+    c = LOOKUP.unfiltered.candidates
+    moved = [block(c[0], dq(0.1)).model_copy(update={"original_rank": 2}), block(c[2], dq(0.5))]
+    assert rules(model.check_lookup(request, _reply(moved, "unfiltered"), LOOKUP)) == {"lookup-retrieval"}
+    renumbered = [block(c[0], dq(0.1)), block(c[2], dq(0.5)).model_copy(update={"original_rank": 2})]
+    assert "lookup-retrieval" not in rules(
+        model.check_lookup(request, _reply(renumbered, "unfiltered"), LOOKUP)
+    )
+
+
+def test_hybrid_lookup_blocks_with_the_wrong_label_break_r1_not_r7() -> None:
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(None, (cand("a", 1, 0.03, label="hybrid", dd=0.4),)),
+    )
+    request = LookupRequest(query_text="q", query_vector=(1.0, 0.0), mode="hybrid", retrieve_k=3)
+    dense_block = block(truth.unfiltered.candidates[0], 1.0, "dense")
+    found = model.check_lookup(request, _reply([dense_block], "unfiltered"), truth)
+    assert rules(found) == {"block-label"}  # the kit attached that distance, not the implementation

@@ -122,3 +122,45 @@ def test_drop_removes_only_the_oracle_collection(tmp_path: Path, corpus: Scenari
         built.drop()  # idempotent
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def kb_oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusOracle]:
+    path: Path = tmp_path_factory.mktemp("kb-oracle") / "oracle.db"
+    client = pymilvus.MilvusClient(str(path))
+    built = MilvusOracle.ingest(client, "rqs_test_kb_oracle", build_corpus(seed=20261201))
+    try:
+        yield built
+    finally:
+        built.drop()
+        client.close()
+
+
+def test_the_engine_orders_every_knowledge_base_keyword_by_its_term_count(kb_oracle: MilvusOracle) -> None:
+    kb = kb_oracle.corpus.knowledge_base
+    assert kb is not None
+    chunks = kb_oracle.corpus.corpus.chunks
+    for keyword in kb.keywords:
+        counts = {(c.doc_id, c.chunk_index): c.text.split().count(keyword) for c in chunks}
+        want = [k for k, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n]
+        assert [r.key for r in kb_oracle.bm25_search(keyword, 50)] == want, keyword
+
+
+def test_the_engine_finds_nothing_for_the_knowledge_bases_other_query_words(kb_oracle: MilvusOracle) -> None:
+    kb = kb_oracle.corpus.knowledge_base
+    assert kb is not None
+    for query in kb.queries:
+        if not any(k in query.text.split() for k in kb.keywords):
+            assert kb_oracle.bm25_search(query.text, 50) == [], (query.name, query.text)
+
+
+def test_the_knowledge_bases_category_values_filter_exactly(kb_oracle: MilvusOracle) -> None:
+    kb = kb_oracle.corpus.knowledge_base
+    assert kb is not None
+    vector = kb.queries[0].vector
+    for category in kb.categories:
+        found = {r.key for r in kb_oracle.dense_search(vector, 500, category)}
+        want = {(c.doc_id, c.chunk_index) for c in kb.chunks if c.category == category}
+        assert found == want, category
+    for category in kb.absent_categories:
+        assert kb_oracle.dense_search(vector, 500, category) == [], category

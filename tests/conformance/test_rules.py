@@ -42,7 +42,8 @@ def test_every_reading_a_rule_names_is_on_the_page() -> None:
 
 def test_the_readings_page_lists_every_rule_with_its_words() -> None:
     spec = importlib.util.spec_from_file_location("rules_table", ROOT / "docs" / "rules_table.py")
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.section() in READINGS, "the rules changed: run `python docs/rules_table.py --write`"

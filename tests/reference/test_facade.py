@@ -41,7 +41,8 @@ def test_exported_objects_come_from_private_modules():
         module = getattr(getattr(reference, name), "__module__", None)
         if module is not None and module != "builtins":
             parts = module.split(".")
-            assert parts[0] == "reference" and any(p.startswith("_") for p in parts[1:]), (name, module)
+            assert parts[0] == "reference", (name, module)
+            assert any(p.startswith("_") for p in parts[1:]), (name, module)
 
 
 CAMEL_CANDIDATE = {
