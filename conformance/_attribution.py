@@ -103,7 +103,16 @@ def _without_category(request: Any) -> Any | None:
 
 
 _RETRIEVAL = frozenset({"dense-hits", "hybrid-order", "lookup-retrieval", "ranks"})
-_ORDER_AND_SELECTION = frozenset({"rank-order", "best-ranks-kept", "evidence-identity", "dedup"})
+_ORDER_AND_SELECTION = frozenset(
+    {
+        "rank-order",
+        "best-ranks-kept",
+        "evidence-identity",
+        "dedup",
+        "dense-distance-order",
+        "lookup-retrieval",
+    }
+)
 _QUALITIES = frozenset({"quality-range", "dense-formula", "rank-one", "rank-monotone", "one-normalizer"})
 
 

@@ -253,6 +253,10 @@ def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessC
     merged = _merged(truth, reply, config)
     if not failing(merged):
         return merged
+    best = truth.unfiltered.candidates[0] if truth.unfiltered.candidates else None
+    shown = {(b.doc_id, b.chunk_index) for b in reply.blocks}
+    if best is not None and (best.doc_id, best.chunk_index) not in shown:
+        return [v for v in merged if v.rule.id == "retry-evidence"]  # the retry's result is not there at all
     unfiltered = {(c.doc_id, c.chunk_index) for c in (*truth.unfiltered.candidates, *truth.unfiltered.spill)}
     only_unfiltered = all((b.doc_id, b.chunk_index) in unfiltered for b in reply.blocks)
     if only_unfiltered and not any(v.rule.id == "lookup-retrieval" for v in replaced):

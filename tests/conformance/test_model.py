@@ -311,7 +311,13 @@ def test_extra_reply_fields_are_allowed() -> None:
 
 
 def test_hybrid_blocks_ordered_by_their_dense_distance_break_r7_as_well() -> None:
-    cs = [cand("A", 1, 0.033, label="hybrid", dd=1.2), cand("B", 2, 0.032, label="hybrid", dd=0.4)]
-    nearest_first = [block(cs[1], 0.8), block(cs[0], 0.4)]
+    cs = [
+        cand("A", 1, 0.033, label="hybrid", dd=1.2),
+        cand("B", 2, 0.032, label="hybrid", dd=0.4),
+        cand("C", 3, 0.031, label="hybrid", dd=0.8),
+    ]
+    nearest_first = [block(cs[1], 0.8), block(cs[2], 0.6), block(cs[0], 0.4)]
     found = rules(model.check_post_process(cs, CONFIG, reply(nearest_first)))
     assert {"rank-order", "dense-distance-order"} <= found
+    two = [block(cs[1], 0.8), block(cs[0], 0.4)]  # two blocks nearest first: as likely chance as a cause
+    assert "dense-distance-order" not in rules(model.check_post_process(cs[:2], CONFIG, reply(two)))

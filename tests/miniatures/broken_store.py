@@ -234,8 +234,9 @@ class RetryOnRawScore(Miniature):
 class RetriesWithoutCategory(Miniature):
     """Runs the "retry" search again when a lookup WITHOUT a category is low quality.
 
-    Violates the design note 4.3 reading of R5's "category-filter low-quality retry decisions": the
-    retry drops the category filter, so it exists only for filtered lookups.
+    Against the design note 4.3 reading of R5's "category-filter low-quality retry decisions" (the retry
+    drops the category filter, so it exists only for filtered lookups), but the evidence is the same
+    search's: only the path's name, the protocol's vocabulary, says "retry". Noted, not failed.
     """
 
     def lookup(self, request: LookupRequest) -> LookupReply:
