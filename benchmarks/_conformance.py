@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _command() -> list[str]:
     script = Path(sys.executable).with_name("rag-conformance")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance._cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.commands._cli"]
 
 
 def _run(args: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, int]:
@@ -93,7 +93,7 @@ def run_conformance_bench(*, milvus: str, select: str | None, profile: bool) -> 
         if profile and plain_wall > CONFORMANCE_TARGET_S:
             say("[conformance] target missed: profiling one more run under cProfile")
             out = workdir / "run.prof"
-            target = ["-m", "conformance._cli"] if args[0] == sys.executable else args[:1]
+            target = ["-m", "conformance.commands._cli"] if args[0] == sys.executable else args[:1]
             command = [sys.executable, "-m", "cProfile", "-o", str(out), *target, *args[len(_command()) :]]
             _run(command, workdir, env)
             figures["profile"] = summarize_stats(pstats.Stats(str(out)), top=10)

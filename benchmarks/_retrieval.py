@@ -19,7 +19,7 @@ from typing import Any
 from conformance.engines import EngineError, start_engine
 from conformance.engines._local import LOCAL_ENGINES, start_local_engine
 from reference import MilvusKnowledgeStore, Settings, StoreError, lookup_knowledge
-from reference._schema import DENSE_FIELD, DOC_FIELD, INDEX_FIELD, OUTPUT_FIELDS, SPARSE_FIELD
+from reference.store._schema import DENSE_FIELD, DOC_FIELD, INDEX_FIELD, OUTPUT_FIELDS, SPARSE_FIELD
 
 from ._affinity import separate_cores
 from ._corpus import Query, build_corpus, build_queries

@@ -21,16 +21,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import reference._lookup
-import reference._store
+import reference.store._store
 
 __all__ = ["STAGES", "stage_times"]
 
 # (what the stage does, module that calls it, the name it calls) in the order a lookup runs them.
 STAGES = (
-    ("query vector: checked and packed", reference._store, "prepared_query"),
-    ("reply: fields and vectors read", reference._store, "hybrid_hits"),
-    ("denseDistance for every hit", reference._store, "squared_l2"),
-    ("candidates built and checked", reference._store, "candidates"),
+    ("query vector: checked and packed", reference.store._store, "prepared_query"),
+    ("reply: fields and vectors read", reference.store._store, "hybrid_hits"),
+    ("denseDistance for every hit", reference.store._store, "squared_l2"),
+    ("candidates built and checked", reference.store._store, "candidates"),
     ("post_process", reference._lookup, "post_process"),
 )
 _ENGINE_CALL = "pymilvus hybrid_search (request, engine, reply)"

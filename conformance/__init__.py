@@ -1,15 +1,16 @@
 """The judge: Gherkin features of the ``rag-retrieval-quality-score`` spec run against any implementation."""
 
-from ._base import ImplementationBase
-from ._errors import (
+from .adapters._loading import load_adapter
+from .boundary._decline import NotApplicable
+from .boundary._errors import (
     AdapterCallError,
     AdapterLoadError,
     ConformanceError,
     EngineError,
     InvalidReplyError,
 )
-from ._loading import load_adapter
-from ._protocol import (
+from .boundary._implementation_base import ImplementationBase
+from .boundary._protocol import (
     Block,
     Capability,
     Corpus,
@@ -30,8 +31,7 @@ from ._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from ._runner import RunOutcome, run_conformance
-from ._skip import NotApplicable
+from .commands._runner import RunOutcome, run_conformance
 from .reporting import Report
 
 __all__ = [

@@ -2,8 +2,9 @@
 
 Importing it stays cheap: no pymilvus, no engine, no adapter. When the kit's scenarios are selected,
 the adapter is loaded and the engine reached once collection is done, before the first scenario: if
-either fails, the run stops with one usage error and a NOT JUDGED report (see :mod:`conformance._preflight`).
-An engine lost midway makes the scenarios needing it NOT JUDGED, not failed (:mod:`conformance._engine_lost`).
+either fails, the run stops with one usage error and a NOT JUDGED report (see
+:mod:`conformance.scenarios._resources`). An engine lost midway makes the scenarios needing it NOT
+JUDGED, not failed (:mod:`conformance.scenarios._engine_watch`).
 """
 
 from __future__ import annotations
@@ -11,18 +12,17 @@ from __future__ import annotations
 import importlib
 import os
 import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ._engine_lost import EngineWatch
-from ._preflight import RunResources
-from ._step_lookup import install as install_step_lookup_cache
-from .reporting import NOT_APPLICABLE_PREFIX
 from .reporting._outcomes import OutcomeCollector
-from .steps import STEP_MODULES
+from .scenarios import PLUGIN_MODULES
+from .scenarios._engine_watch import EngineWatch
+from .scenarios._profiles import PROFILE_ENV, PROPERTY_PROFILES
+from .scenarios._resources import RunResources
+from .scenarios._step_lookup import install as install_step_lookup_cache
+from .scenarios._suite import SUITE_DIR
 
 GROUP = "rag-conformance"
 OPT_ADAPTER = "--rqs-adapter"
@@ -38,14 +38,6 @@ OPT_CHECKS = "--rqs-checks"
 OPT_EXPECTATIONS = "--rqs-expectations"
 
 CHECKS = ("implementation", "engine", "all")
-# Hypothesis examples per property scenario, by --rqs-profile. "selftest" runs every miniature of the
-# mutation matrix: 10 examples without shrinking. The matrix needs verdicts only, and every reply is also
-# checked whole by the model, so the deterministic scenarios catch every miniature; properties add
-# random inputs on top.
-PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 10}
-PROFILE_ENV = "RQS_PROFILE"  # a default for every run of a CI job, e.g. the kit's own tests
-FIXTURE_MODULES = ("conformance.engines._recording_fixture", "conformance.engines._expectations")
-SUITE_DIR = Path(__file__).resolve().parent / "_suite"
 
 # Gherkin tag prefix -> marker. "@id:x" becomes @pytest.mark.rqs_id("x"), and so on.
 TAG_MARKERS = {
@@ -152,7 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, doc in (*TAG_MARKERS.values(), *FLAG_MARKERS.values()):
         config.addinivalue_line("markers", f"{name}: {doc}")
     install_step_lookup_cache()
-    for module in (*STEP_MODULES, *FIXTURE_MODULES):
+    for module in PLUGIN_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
     # The OutcomeCollector writes report.json and junit.xml (one suite per requirement) into the report dir.
@@ -164,7 +156,7 @@ def pytest_configure(config: pytest.Config) -> None:
     outcomes.hypothesis_seed = random.getrandbits(32) if seed is None else seed
     resources = RunResources(
         config,
-        adapter_spec=_adapter_spec(config),
+        adapter_address=_adapter_address(config),
         milvus=config.getoption(OPT_MILVUS),
         stdio_options={
             "timeout": config.getoption(OPT_ADAPTER_TIMEOUT),
@@ -176,7 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(EngineWatch(resources, outcomes), "rqs-engine-watch")
 
 
-def _adapter_spec(config: pytest.Config) -> str:
+def _adapter_address(config: pytest.Config) -> str:
     command = config.getoption(OPT_ADAPTER_CMD)
     if command:
         return f"cmd:{command}"
@@ -229,63 +221,3 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
     if not sep and tag in FLAG_MARKERS:
         return getattr(pytest.mark, FLAG_MARKERS[tag][0])(function)
     return None  # pytest-bdd's default: a marker of that name, which --strict-markers checks
-
-
-# -- fixtures --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def rqs_adapter_spec(pytestconfig: pytest.Config) -> str:
-    """The adapter spec this run judges."""
-    return pytestconfig.stash[RunResources.key].adapter_spec
-
-
-@pytest.fixture(scope="session")
-def _rqs_loaded(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Iterator[tuple[Any, Any]]:
-    resources = pytestconfig.stash[RunResources.key]
-    implementation, info = resources.adapter()
-    if info.needs_milvus:
-        # The implementation keeps collections in the engine and reaches it through the recording
-        # proxy: both must outlive its close(), so they are set up first and torn down after it.
-        request.getfixturevalue("rqs_adapter_endpoint")
-    try:
-        yield implementation, info
-    finally:
-        resources.close_adapter()
-
-
-@pytest.fixture(scope="session")
-def rqs_implementation(_rqs_loaded: tuple[Any, Any]) -> Any:
-    """The implementation under judgement (satisfies :class:`conformance.Implementation`)."""
-    return _rqs_loaded[0]
-
-
-@pytest.fixture(scope="session")
-def rqs_info(_rqs_loaded: tuple[Any, Any]) -> Any:
-    """What the implementation says about itself: name, version, capabilities."""
-    return _rqs_loaded[1]
-
-
-@pytest.fixture(scope="session")
-def rqs_engine(pytestconfig: pytest.Config) -> Iterator[Any]:
-    """The Milvus the kit provisions for this run; every collection in it carries the run's prefix."""
-    resources = pytestconfig.stash[RunResources.key]
-    try:
-        yield resources.engine()
-    finally:
-        resources.close_engine()
-
-
-@pytest.fixture(autouse=True)
-def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
-    needed = [m.args[0] for m in request.node.iter_markers("rqs_needs")]
-    if not needed:
-        return
-    info = request.getfixturevalue("rqs_info")
-    missing = [c for c in needed if not info.supports(c)]
-    if missing:
-        noun = "capability" if len(missing) == 1 else "capabilities"
-        pytest.skip(
-            f"{NOT_APPLICABLE_PREFIX}implementation {info.name!r} does not declare {noun} "
-            f"{', '.join(repr(c) for c in missing)}"
-        )

@@ -1,11 +1,11 @@
 """Every rule of the kit's model with the words it enforces: the table at the end of the readings page.
 
-Generated from ``conformance._model.RULES``. Run from a checkout::
+Generated from ``conformance.judging._spec_model.RULES``. Run from a checkout::
 
     python docs/rules_table.py           # print the table
     python docs/rules_table.py --write   # rewrite it in features/spec/readings.md
 
-``tests/conformance/test_rules.py`` fails when the page's table differs from what this prints.
+``tests/conformance/judging/test_rules.py`` fails when the page's table differs from what this prints.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ END = "<!-- end of rules-table -->"
 
 
 def table() -> str:
-    from conformance._model import RULES
+    from conformance.judging._spec_model import RULES
 
     lines = [
         "| rule | | a break | the words it enforces | readings |",
@@ -62,8 +62,8 @@ def main(argv: list[str]) -> int:
 _INTRO = (
     "Rules that fail cite the spec's words (or the design note where the spec is silent); rules that are\n"
     "noted go beyond them, and a reply that breaks one is reported, never failed. R1 to R7 are the spec's\n"
-    "requirements in order: labels, no L2 overwrite, the single normalizer, rank order, the gates, the dense\n"
-    "baseline, the optional dense distance.\n\n"
+    "requirements in order: labels, no L2 overwrite, the single normalizer, rank order, the gates, the\n"
+    "dense baseline, the optional dense distance.\n\n"
 )
 
 

@@ -40,8 +40,8 @@ def _modes(scenario: object) -> list[str]:
 
 def rows() -> list[tuple[str, list[str]]]:
     """(what to declare, the scenario ids it unlocks), in the order of the capabilities."""
-    from conformance._paths import features_dir
-    from conformance.docs._gherkin import read_features
+    from conformance.site._gherkin import read_features
+    from conformance.spec._paths import features_dir
 
     unlocks: dict[str, list[str]] = {}
     for feature in read_features(features_dir()):

@@ -16,7 +16,6 @@ from ._embed import (
     describe_embedder,
     make_embedder,
 )
-from ._engine import EngineFeatures
 from ._errors import (
     EmptyIngestError,
     EngineFeatureError,
@@ -35,7 +34,6 @@ from ._errors import (
     UnknownScoreLabelError,
     VectorDimensionError,
 )
-from ._ingest import Chunk, read_jsonl, sample_path
 from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
 from ._lookup import LookupResult, lookup_knowledge
 from ._models import (
@@ -50,7 +48,6 @@ from ._models import (
 from ._postprocess import post_process
 from ._quality import rank_to_quality, to_quality_score
 from ._settings import Settings
-from ._store import InvalidQueryError, MilvusKnowledgeStore
 from .evaluation import (
     Calibration,
     EvalQuery,
@@ -70,6 +67,9 @@ from .evaluation import (
     summarize,
     write_plots,
 )
+from .store._features import EngineFeatures
+from .store._ingest import Chunk, read_jsonl, sample_path
+from .store._store import InvalidQueryError, MilvusKnowledgeStore
 
 __all__ = [
     "CANONICAL_LABELS",

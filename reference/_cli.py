@@ -30,11 +30,11 @@ from typing import TextIO
 
 from ._embed import EMBEDDER_NAMES, Embedder, describe_embedder, make_embedder
 from ._errors import InvalidSettingError, RetrievalQualityError
-from ._ingest import read_jsonl, sample_path
 from ._lookup import LookupResult, lookup_knowledge
 from ._settings import Settings
-from ._store import MilvusKnowledgeStore, redact_uri
 from .evaluation._cli import add_commands
+from .store._ingest import read_jsonl, sample_path
+from .store._store import MilvusKnowledgeStore, redact_uri
 
 __all__ = ["main"]
 

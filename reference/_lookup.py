@@ -8,7 +8,7 @@ from typing import Literal
 from ._models import Candidate, L0Hints, PostProcessResult, _Model, trusted
 from ._postprocess import post_process
 from ._settings import Settings
-from ._store import MilvusKnowledgeStore, SearchMode
+from .store._store import MilvusKnowledgeStore, SearchMode
 
 __all__ = ["LookupPath", "LookupResult", "lookup_knowledge"]
 

@@ -24,12 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from ._errors import (
-    InvalidLimitError,
-    InvalidMaxL2DistanceError,
-    InvalidSettingError,
-    InvalidThresholdError,
-)
+from ._errors import InvalidLimitError, InvalidMaxL2DistanceError, InvalidSettingError, InvalidThresholdError
 
 __all__ = ["SETTING_KEYS", "Settings"]
 

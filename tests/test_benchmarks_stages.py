@@ -8,7 +8,7 @@ import pytest
 from pymilvus import MilvusClient
 
 import reference._lookup
-import reference._store
+import reference.store._store
 from benchmarks._stages import STAGES, stage_times
 from reference import Chunk, MilvusKnowledgeStore, Settings, lookup_knowledge
 
@@ -50,7 +50,7 @@ def test_every_stage_is_timed_on_the_engine_and_warm_then_put_back(store: Milvus
     assert [getattr(module, name) for _, module, name in STAGES] == before
     assert "hybrid_search" not in vars(store.client)  # the client's own method again
     assert reference._lookup.post_process is before[-1]
-    assert reference._store.candidates is before[3]
+    assert reference.store._store.candidates is before[3]
 
 
 def test_no_queries_times_nothing(store: MilvusKnowledgeStore) -> None:

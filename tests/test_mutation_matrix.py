@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 
-from conformance._model import RULES
-from conformance._selftest import SelftestResult, format_matrix, load_matrix, run_selftest
+from conformance.commands._selftest import SelftestResult, format_selftest_matrix, load_matrix, run_selftest
+from conformance.judging._spec_model import RULES
 from tests.miniatures import MATRIX_PATH
 
 EXPECTATIONS = load_matrix(MATRIX_PATH)
@@ -27,7 +27,7 @@ JOBS = 4
 @pytest.fixture(scope="module")
 def selftest() -> SelftestResult:
     outcome = run_selftest(EXPECTATIONS, package="tests.miniatures", seed=SEED, profile="selftest", jobs=JOBS)
-    print(format_matrix(outcome))  # shown with -s, and in the log of a failing run
+    print(format_selftest_matrix(outcome))  # shown with -s, and in the log of a failing run
     return outcome
 
 

@@ -6,7 +6,7 @@ run in one process (pytest-xdist keeps a module on one worker).
 
 The reference store on every engine: what it finds each engine supports, and that its replies are the
 same wherever the engines can serve them (Lite 3.x of this venv is the yardstick; its replies are
-checked from first principles in tests/reference/test_store.py).
+checked from first principles in tests/reference/store/test_store.py).
 
 The kit on the other engines: every engine check, and the reference on a dense and a hybrid question of
 each kind (search, lookup, a scenario outline with both modes): nothing is ERRORED anywhere; on 2.3.5 what
@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from conformance._runner import run_conformance
+from conformance.commands._runner import run_conformance
 from reference import EngineFeatureError, Settings, lookup_knowledge
-from reference._schema import ABSENT
-from reference._store import MilvusKnowledgeStore
+from reference.store._schema import ABSENT
+from reference.store._store import MilvusKnowledgeStore
 from tests.local_engines import local_engine_uri
-from tests.reference.test_store import CORPUS, DIM, ODD_CATEGORY, QUERY_TEXT, QUERY_VECTOR, K
+from tests.reference.store.test_store import CORPUS, DIM, ODD_CATEGORY, QUERY_TEXT, QUERY_VECTOR, K
 
 # -- the reference store on each engine -----------------------------------------------------------------
 

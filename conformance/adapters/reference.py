@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
-from conformance._protocol import (
+from conformance.boundary._protocol import (
     BASE_CAPABILITIES,
     Block,
     Corpus,

@@ -11,8 +11,8 @@ import contextlib
 import os
 import time
 
-from .._protocol import MilvusEndpoint
-from ._base import DockerUnavailableError, Engine, EngineUnavailableError, open_client
+from ..boundary._protocol import MilvusEndpoint
+from ._engine import DockerUnavailableError, Engine, EngineUnavailableError, open_client
 from ._redact import redact_uri
 from ._spec import DEFAULT_MILVUS_IMAGE, validate_image
 

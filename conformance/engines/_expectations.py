@@ -14,13 +14,11 @@ own setup, and only scenarios named by some expectation ever ask for the engine 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-from .._errors import ConformanceError
+from ..boundary._errors import ConformanceError
 
 __all__ = [
     "SHIPPED_DIR",
@@ -33,7 +31,6 @@ __all__ = [
 SHIPPED_DIR = Path(__file__).resolve().parent / "expectations"
 TABLE = "expected_failure"
 _FIELDS = {"scenario", "reason", "engine", "adapter"}
-_KEY = pytest.StashKey[tuple["Expectation", ...]]()
 
 
 class ExpectationError(ConformanceError):
@@ -106,34 +103,3 @@ def _entry(path: Path, number: int, entry: object) -> Expectation:
     shipped = path.resolve().parent == SHIPPED_DIR
     source = f"conformance/engines/expectations/{path.name}" if shipped else str(path)
     return Expectation(source=source, **values)
-
-
-# -- pytest wiring (this module is registered by the plugin) ---------------------------------------
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    extra: Sequence[str] = config.getoption("rqs_expectations", default=None) or ()
-    try:
-        config.stash[_KEY] = load_expectations([*shipped_files(), *extra])
-    except ExpectationError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-@pytest.fixture(autouse=True)
-def _rqs_expected_failures(request: pytest.FixtureRequest) -> None:
-    marker = request.node.get_closest_marker("rqs_id")
-    if marker is None or not marker.args:
-        return
-    candidates = [e for e in request.config.stash.get(_KEY, ()) if e.scenario == marker.args[0]]
-    if not candidates:
-        return
-    engine_version = adapter_name = None
-    if any(e.engine is not None for e in candidates):
-        # The version the engine reported at start, as in the report: no extra call to the engine.
-        engine_version = str(request.getfixturevalue("rqs_engine").describe().get("version"))
-    if any(e.adapter is not None for e in candidates):
-        adapter_name = request.getfixturevalue("rqs_info").name
-    for expectation in candidates:
-        if expectation.applies(engine_version=engine_version, adapter_name=adapter_name):
-            request.applymarker(pytest.mark.xfail(strict=True, reason=expectation.marker_reason()))
-            return

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-from .._protocol import MilvusEndpoint
-from ._base import Engine, EngineUnavailableError, open_client
+from ..boundary._protocol import MilvusEndpoint
+from ._engine import Engine, EngineUnavailableError, open_client
 
 __all__ = ["start_lite"]
 

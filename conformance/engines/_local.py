@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .._protocol import MilvusEndpoint
-from ._base import Engine, EngineUnavailableError, make_prefix
+from ..boundary._protocol import MilvusEndpoint
+from ._engine import Engine, EngineUnavailableError, make_prefix
 
 __all__ = [
     "CACHE_ENV",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .._errors import EngineError
+from ..boundary._errors import EngineError
 
 __all__ = ["RecordedCall", "RecordingProxy", "SearchTarget", "non_dense_searches"]
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 
-from .._errors import EngineError
-from ._base import Engine, make_prefix
-from ._spec import BackendSpec, parse_backend
+from ..boundary._errors import EngineError
+from ._address import EngineAddress, parse_engine_address
+from ._engine import Engine, make_prefix
 
 __all__ = ["start_engine"]
 
 
 def start_engine(
-    spec: str | BackendSpec = "lite",
+    spec: str | EngineAddress = "lite",
     *,
     run_id: str | None = None,
     data_dir: str | os.PathLike[str] | None = None,
@@ -25,7 +25,7 @@ def start_engine(
     (the same as ``lite:<data dir>``); without one the server uses a temporary dir removed on close.
     ``run_id`` (letters and digits) fixes the prefix ``rqs_<run_id>_``; by default it is random.
     """
-    backend = parse_backend(spec)
+    backend = parse_engine_address(spec)
     if startup_timeout <= 0:
         raise EngineError(f"startup_timeout must be positive, got {startup_timeout!r}")
     prefix = make_prefix(run_id)

@@ -10,9 +10,9 @@ import time
 
 from pydantic import SecretStr
 
-from .._errors import EngineError
-from .._protocol import MilvusEndpoint
-from ._base import Engine, EngineUnavailableError, open_client
+from ..boundary._errors import EngineError
+from ..boundary._protocol import MilvusEndpoint
+from ._engine import Engine, EngineUnavailableError, open_client
 from ._redact import redact_uri, scrub
 
 __all__ = ["ENV_DB", "ENV_TOKEN", "ENV_URI", "MAX_CONNECT_SECONDS", "start_uri"]

@@ -1,13 +1,16 @@
-"""The report of a conformance run: its model (``report.json``) and the JUnit view of it. The pytest
-plugin object that collects the scenarios' outcomes into it lives beside them, in ``_outcomes`` (not
-imported here: it needs the judge, which needs this package's model).
+"""The report of a conformance run.
+
+- ``_report``: the report's model (``report.json``): scenario results, per-requirement rows, verdicts.
+- ``_junit``: the JUnit view of a report.
+- ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
+  a report and writes it; not imported here, so importing the report model stays free of pytest.
 
 Not to be confused with the engines wing's recording proxy (``conformance.engines``), which records the
 calls an implementation makes to Milvus: this package records verdicts, not engine traffic.
 """
 
 from ._junit import junit_xml, write_junit
-from ._model import (
+from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
     Environment,

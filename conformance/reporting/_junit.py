@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 
-from ._model import Report, ScenarioResult, broken_requirements
+from ._report import Report, ScenarioResult, broken_requirements
 
 __all__ = ["junit_xml", "write_junit"]
 

@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 
-from .._errors import ConformanceError
-from .._judge import NOTES
-from .._paths import spec_path
 from .._version import kit_version
+from ..boundary._errors import ConformanceError
+from ..spec._paths import spec_path
 from ._junit import write_junit
-from ._model import (
+from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
     Environment,
@@ -34,9 +33,11 @@ from ._model import (
     not_judged_report,
 )
 
-__all__ = ["OutcomeCollector", "spec_sha256"]
+__all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
 
 _MESSAGE_LIMIT = 2000
+NOTES = pytest.StashKey[list[str]]()
+"""Per test item: what the judge noticed that is reported but never failed (notes, extra reply fields)."""
 _STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
 _LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to it) and run again"
@@ -248,7 +249,7 @@ class OutcomeCollector:
 
 def _requirement_order() -> list[str]:
     """Requirement titles in the pinned spec's order, so the table reads like the spec."""
-    from .._spec import read_spec
+    from ..spec._pinned import read_spec
 
     try:
         return [r.title for r in read_spec(spec_path()).requirements]

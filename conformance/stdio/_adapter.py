@@ -26,8 +26,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._errors import AdapterCallError, AdapterLoadError, ImplementationProcessError, InvalidReplyError
-from .._protocol import (
+from ..boundary._decline import NotApplicable
+from ..boundary._errors import (
+    AdapterCallError,
+    AdapterLoadError,
+    ImplementationProcessError,
+    InvalidReplyError,
+)
+from ..boundary._protocol import (
     Corpus,
     ImplementationInfo,
     LookupReply,
@@ -39,7 +45,6 @@ from .._protocol import (
     SearchReply,
     SearchRequest,
 )
-from .._skip import NotApplicable
 from ._codec import Codec, RemoteError
 from ._process import ChildProcess, ProcessGoneError, ReplyTimeoutError
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._errors import ConformanceError, InvalidReplyError
+from ..boundary._errors import ConformanceError, InvalidReplyError
 from ._messages import MESSAGE_TYPES, REVEAL_TOKEN, ErrorReply, SkippedReply, kit_messages, reply_adapter
 
 __all__ = ["Codec", "RemoteError"]

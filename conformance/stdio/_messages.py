@@ -1,6 +1,6 @@
 """The stdio protocol's messages, built from the adapter boundary's wire models.
 
-Nothing here repeats a field list of :mod:`conformance._protocol`: a request message is an envelope
+Nothing here repeats a field list of :mod:`conformance.boundary._protocol`: a request message is an envelope
 (``type``, ``seq``) around the very model the in-process Protocol takes, and a reply is an envelope
 (``seq``) around the very model it returns. JSON Schema is generated from these classes, never written
 by hand, so the schema, the kit and the in-process adapters cannot drift apart.
@@ -20,7 +20,7 @@ from pydantic import (
     field_serializer,
 )
 
-from .._protocol import (
+from ..boundary._protocol import (
     Corpus,
     ImplementationInfo,
     LookupReply,

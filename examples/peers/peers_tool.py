@@ -192,7 +192,7 @@ def run_kit(adapters: Mapping[str, str], out: Path, *, milvus: str, seed: int = 
         command = [
             sys.executable,
             "-m",
-            "conformance._cli",
+            "conformance.commands._cli",
             "run",
             "--milvus",
             milvus,
@@ -424,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         PEERS_MD.write_text(render(reports))
         print(f"wrote {PEERS_MD}")
         site = subprocess.run(
-            [sys.executable, "-m", "conformance._cli", "docs", "--out", str(out / "site")]
+            [sys.executable, "-m", "conformance.commands._cli", "docs", "--out", str(out / "site")]
             + [arg for path in paths.values() for arg in ("--results", str(path))],
             cwd=REPO,
         )

@@ -42,7 +42,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .._errors import IngestError
-from .._ingest import Chunk
+from ..store._ingest import Chunk
 from ._dataset import EvalQuery, EvalSet, EvalSetError, make_query
 
 __all__ = ["CHUNKINGS", "bundled_beir_path", "load_beir_set", "write_beir"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from .._embed import describe_embedder, make_embedder
 from .._settings import Settings
-from .._store import MilvusKnowledgeStore, redact_uri
+from ..store._store import MilvusKnowledgeStore, redact_uri
 from ._beir import CHUNKINGS, load_beir_set
 from ._calibration import DEFAULT_MAX_L2, Calibration, calibrate
 from ._dataset import EvalSet, EvaluationError, load_eval_set

@@ -25,7 +25,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict
 
 from .._errors import IngestError, RetrievalQualityError
-from .._ingest import Chunk, read_jsonl
+from ..store._ingest import Chunk, read_jsonl
 
 __all__ = [
     "KINDS",

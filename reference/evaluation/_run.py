@@ -30,9 +30,9 @@ from .._embed import Embedder, describe_embedder
 from .._errors import StoreError
 from .._lookup import LookupPath, lookup_knowledge
 from .._models import Candidate, EvidenceBlock, RelevanceLevel, _Model
-from .._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
 from .._settings import Settings
-from .._store import MilvusKnowledgeStore
+from ..store._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
+from ..store._store import MilvusKnowledgeStore
 from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, TrecDocids, bundled_eval_paths
 from ._metrics import measure_names, per_query
 

@@ -57,7 +57,7 @@ def test_wheel_ships_features_and_spec(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "conformance/_features/spec/rag-retrieval-quality-score.md" in names
     assert any(n.startswith("conformance/_features/") and n.endswith(".feature") for n in names)
-    assert "conformance/_suite/pytest.ini" in names
+    assert "conformance/scenarios/_suite/pytest.ini" in names
     assert not any(n.startswith(("tests/", "features/")) for n in names), "tests and raw features stay out"
 
 

@@ -1,6 +1,6 @@
 """Broken miniatures of the pure logic: labels, the single normalizer, post-process order and gates.
 
-Each class breaks exactly one thing of :class:`~tests.miniatures._base.Miniature` (the reference, step
+Each class breaks exactly one thing of :class:`~tests.miniatures._miniature.Miniature` (the reference, step
 by step) and says in its docstring which spec text it violates. The kit must fail each of them on the
 scenarios listed in ``matrix.toml`` and pass them on every other scenario. Milvus-backed ones (search,
 lookup) are in :mod:`tests.miniatures.broken_store`, the gates in :mod:`tests.miniatures.broken_gates`;
@@ -9,13 +9,9 @@ all are re-exported here so that one module lists every broken miniature.
 
 from __future__ import annotations
 
-from conformance._protocol import (
-    Hints,
-    PostProcessConfig,
-    QualityRequest,
-)
+from conformance.boundary._protocol import Hints, PostProcessConfig, QualityRequest
 
-from ._base import Miniature, Scored, hint_support
+from ._miniature import Miniature, Scored, hint_support
 from .broken_gates import (
     EmptyResultNotLowQuality,
     HintGatedLowQuality,

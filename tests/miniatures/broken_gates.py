@@ -1,15 +1,15 @@
 """Broken miniatures of the gates (R5): low quality, relevance level and the reported top quality.
 
-Each breaks exactly one thing of :class:`~tests.miniatures._base.Miniature`; see :mod:`.broken`.
+Each breaks exactly one thing of :class:`~tests.miniatures._miniature.Miniature`; see :mod:`.broken`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conformance._protocol import Hints, PostProcessConfig, PostProcessReply, PostProcessRequest
+from conformance.boundary._protocol import Hints, PostProcessConfig, PostProcessReply, PostProcessRequest
 
-from ._base import Miniature, Scored, hint_support
+from ._miniature import Miniature, Scored, hint_support
 
 __all__ = ["EmptyResultNotLowQuality", "HintGatedLowQuality", "HintGatedPrecise", "TopSimilarityIsRawScore"]
 

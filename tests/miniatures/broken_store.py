@@ -1,6 +1,6 @@
 """Broken miniatures of the Milvus-backed operations: search labels, scores and order, and the retry.
 
-Each breaks exactly one thing of :class:`~tests.miniatures._base.Miniature`, whose search is the
+Each breaks exactly one thing of :class:`~tests.miniatures._miniature.Miniature`, whose search is the
 reference store's one engine search. Extra engine calls (a dense probe, a BM25 search) go through the
 reference store's own client and collection, the way a legacy store would have made them.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from conformance._protocol import (
+from conformance.boundary._protocol import (
     LookupReply,
     LookupRequest,
     PostProcessConfig,
@@ -18,9 +18,9 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from reference._store import category_filter
+from reference.store._store import category_filter
 
-from ._base import Miniature
+from ._miniature import Miniature
 
 __all__ = [
     "Bm25OnlyLabel",
@@ -35,7 +35,7 @@ __all__ = [
     "SilentBm25Probe",
 ]
 
-# The reference store's schema (see reference/_store.py): the fields an extra search reads.
+# The reference store's schema (see reference/store/_store.py): the fields an extra search reads.
 DENSE_FIELD, SPARSE_FIELD = "dense", "sparse"
 OUTPUT_FIELDS = ["doc_id", "chunk_index", "text", "category", "source_type"]
 LEGACY_MAX_L2 = 2.0  # the legacy default maxL2Distance, "about 2 for unit vectors"

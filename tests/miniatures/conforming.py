@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conformance._protocol import Block, Hints, WireCandidate
+from conformance.boundary._protocol import Block, Hints, WireCandidate
 
-from ._base import Miniature, Scored, evidence_key
+from ._miniature import Miniature, Scored, evidence_key
 
 __all__ = [
     "BatchAfterDedup",

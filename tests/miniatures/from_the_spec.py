@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import reference
-from conformance._protocol import (
+from conformance.adapters.reference import ReferenceAdapter, store_search
+from conformance.boundary._protocol import (
     BASE_CAPABILITIES,
     Hints,
     ImplementationInfo,
@@ -27,7 +28,6 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from conformance.adapters.reference import ReferenceAdapter, store_search
 
 __all__ = ["HIT_FIELDS", "FromTheSpec", "Scored", "evidence_key", "hint_overlaps"]
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
-from conformance._protocol import (
+from conformance.adapters.reference import store_search
+from conformance.boundary._protocol import (
     Block,
     Dropped,
     LookupReply,
@@ -37,16 +38,15 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from conformance.adapters.reference import store_search
-from reference._store import category_filter
+from reference.store._store import category_filter
 
-from ._base import Miniature
+from ._miniature import Miniature
 
 __all__ = ["LEGACY_BOOSTS", "LEGACY_LABELS", "LegacyAdapter", "LegacyPipeline", "LegacyResult"]
 
 LEGACY_BOOSTS = {"domain": 0.15, "entity": 0.20, "keyword": 0.10, "source_type": 0.05}
 LEGACY_LABELS = ("dense", "hybrid", "l2_distance", "rrf_fused", "bm25_only_no_dense")
-_DENSE_FIELD = "dense"  # the reference store's dense vector field (reference/_store.py)
+_DENSE_FIELD = "dense"  # the reference store's dense vector field (reference/store/_store.py)
 
 
 @dataclass(frozen=True)

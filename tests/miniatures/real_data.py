@@ -1,5 +1,5 @@
 """Faults only real data shows: each one passes the hand-made scenario corpus and breaks on a knowledge base
-like a real team's (the one every run generates, :mod:`conformance._knowledge_base`).
+like a real team's (the one every run generates, :mod:`conformance.corpus._knowledge_base`).
 
 They were seen among the escapes of the kit before it generated such data: a blank hybrid query that
 falls back to dense, a category value with a space that the filter splits, evidence blocks that echo a
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 import reference
-from conformance._protocol import LookupReply, LookupRequest, PostProcessReply, SearchRequest
-from reference._schema import DENSE_FIELD, OUTPUT_FIELDS, SPARSE_FIELD, category_filter
-from reference._vectors import checked_array
+from conformance.boundary._protocol import LookupReply, LookupRequest, PostProcessReply, SearchRequest
+from reference.store._schema import DENSE_FIELD, OUTPUT_FIELDS, SPARSE_FIELD, category_filter
+from reference.store._vectors import checked_array
 from tests.miniatures.from_the_spec import FromTheSpec, Scored
 
 __all__ = [

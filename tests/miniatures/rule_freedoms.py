@@ -1,7 +1,7 @@
 """The nearest freedom of each rule: variants the spec's words allow, and variants the kit only notes.
 
-For every rule of the kit's model (``conformance._model.RULES``), the matrix names a miniature that takes
-the freedom the rule must still allow (``freedoms = [...]``), here, in :mod:`.spec_freedoms` or in
+For every rule of the kit's model (``conformance.judging._spec_model.RULES``), the matrix names a miniature
+that takes the freedom the rule must still allow (``freedoms = [...]``), here, in :mod:`.spec_freedoms` or in
 :mod:`.conforming`. The kit must pass each of them; the *noted* ones break only the protocol's shapes
 (never a sentence of the spec), so the kit must pass them too and name the rule in the report's notes.
 Each is a :class:`FromTheSpec` with one step replaced.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-from conformance._protocol import (
+from conformance.boundary._protocol import (
     LookupReply,
     LookupRequest,
     PostProcessConfig,

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance._protocol import (
+from conformance.adapters.reference import store_search
+from conformance.boundary._protocol import (
     Hints,
     LookupReply,
     LookupRequest,
@@ -24,7 +25,6 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from conformance.adapters.reference import store_search
 from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key
 
 __all__ = [

@@ -15,9 +15,9 @@ import pytest
 from pymilvus import MilvusClient
 
 from reference import L0Hints, Settings, post_process
-from reference._ingest import Chunk
 from reference._lookup import LookupResult, lookup_knowledge
-from reference._store import MilvusKnowledgeStore
+from reference.store._ingest import Chunk
+from reference.store._store import MilvusKnowledgeStore
 
 DIM = 8
 QUERY_TEXT = "kettle descaling"

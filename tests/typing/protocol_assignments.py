@@ -1,4 +1,5 @@
-"""Checked by mypy in tests/conformance/test_protocol_typing.py: drift from the Protocol is a type error."""
+"""Checked by mypy in tests/conformance/boundary/test_protocol_typing.py: drift from the Protocol is a type
+error."""
 
 from conformance import Implementation, ImplementationBase
 from conformance.adapters.reference import ReferenceAdapter

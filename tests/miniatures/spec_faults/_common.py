@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from conformance._protocol import (
-    Hints,
-    PostProcessConfig,
-)
+from conformance.boundary._protocol import Hints, PostProcessConfig
 from tests.miniatures.from_the_spec import Scored, hint_overlaps
 
 __all__ = ["BOOSTS", "DEFAULTS", "boost"]

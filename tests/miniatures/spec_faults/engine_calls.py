@@ -8,10 +8,8 @@ from typing import Any
 import numpy as np
 
 import reference
-from conformance._protocol import (
-    SearchRequest,
-)
-from reference._schema import (
+from conformance.boundary._protocol import SearchRequest
+from reference.store._schema import (
     DENSE_FIELD,
     KEY_FIELD,
     OUTPUT_FIELDS,
@@ -19,7 +17,7 @@ from reference._schema import (
     TEXT_FIELD,
     category_filter,
 )
-from reference._vectors import checked_array
+from reference.store._vectors import checked_array
 from tests.miniatures.from_the_spec import FromTheSpec, evidence_key
 
 __all__ = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from conformance._protocol import (
+from conformance.boundary._protocol import (
     Hints,
     LookupReply,
     LookupRequest,

@@ -9,7 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from conformance._protocol import (
+from conformance.adapters.reference import store_search
+from conformance.boundary._protocol import (
     Hints,
     LookupReply,
     LookupRequest,
@@ -17,7 +18,6 @@ from conformance._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from conformance.adapters.reference import store_search
 from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key, hint_overlaps
 
 from ._common import boost

@@ -1,1 +1,0 @@
-"""The test module that binds every feature file; run by ``rag-conformance run``."""

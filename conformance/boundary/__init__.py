@@ -1,0 +1,14 @@
+"""The adapter boundary: what an implementation sees of the kit, and nothing else.
+
+- ``_protocol``: the :class:`~conformance.Implementation` Protocol and the plain pydantic values that
+  cross it (requests, replies, capabilities); the stdio wire format is these same models.
+- ``_implementation_base``: :class:`~conformance.ImplementationBase`, a base class whose undeclared
+  capabilities decline.
+- ``_decline``: :class:`~conformance.NotApplicable`, how a question is declined (NOT APPLICABLE), and
+  the mode check.
+- ``_asking``: ``ask``, the one way the kit calls an implementation (a crash reads as ERRORED).
+- ``_errors``: the kit's errors, one root, one subclass per phase.
+
+The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported
+by :mod:`conformance`.
+"""

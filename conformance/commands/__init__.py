@@ -1,0 +1,12 @@
+"""The ``rag-conformance`` command and the library calls behind each of its subcommands: the top layer.
+
+- ``_cli``: the thin CLI; every subcommand imports what it needs lazily; the exit codes in one place.
+- ``_runner``: :func:`~conformance.run_conformance`, a thin layer over pytest (``run``).
+- ``_selftest``: the mutation matrix over the miniatures (``selftest``).
+- ``_engines``: the engine matrix, one report per engine (``engines``).
+- ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``).
+- ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
+- ``_diff``: what newly fails between two reports (``diff``).
+
+The docs site builder is :mod:`conformance.site` (``docs``); the schema writer is in :mod:`conformance.stdio`.
+"""

@@ -1,0 +1,321 @@
+"""``rag-conformance``: a thin command line over the library API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+EXIT_CODES = """\
+exit codes:
+  0  conforms: every applicable scenario passed
+  1  does not conform: a scenario failed, or errored on the implementation's reply or crash
+  2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
+     handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
+     client could not reach it either), or the command line was wrong
+"""
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ._runner import run_conformance
+
+    adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
+    outcome = run_conformance(
+        adapter,
+        milvus=args.milvus,
+        report_dir=args.report,
+        select=args.select,
+        pytest_args=args.pytest_args,
+        adapter_timeout=args.adapter_timeout,
+        validate=args.validate,
+        checks=args.checks,
+        seed=args.seed,
+        profile=args.profile,
+        strict_stdout=args.strict_stdout,
+        verbose=args.verbose,
+        tb=args.tb,
+    )
+    code = outcome.exit_code
+    if outcome.report is None:
+        print(
+            f"rag-conformance: no scenario ran (pytest exit code {outcome.pytest_exit_code}), so nothing "
+            f"was judged; see the message above. Exit code {code}",
+            file=sys.stderr,
+        )
+    else:
+        report = outcome.report
+        why = ""
+        if report.verdict == "NOT JUDGED" and report.summary.not_judged:
+            why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
+        print(f"verdict: {report.verdict} ({adapter}){why}; report in {args.report}; exit code {code}")
+    return code
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    from ._coverage import coverage_main
+
+    return coverage_main(args.spec)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+
+    from ..stdio import protocol_schemas, write_schemas
+
+    if args.out is None:
+        print(json.dumps(protocol_schemas(), indent=2, sort_keys=True))
+        return 0
+    for path in write_schemas(args.out):
+        print(path)
+    return 0
+
+
+def _smoke(args: argparse.Namespace) -> int:
+    from ._smoke import smoke
+
+    return smoke(args.adapter_cmd, timeout=args.adapter_timeout, milvus=args.milvus)
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from ._selftest import selftest_main
+
+    return selftest_main(
+        miniatures=args.miniatures,
+        matrix=args.matrix,
+        milvus=args.milvus,
+        seed=args.seed,
+        profile=args.profile,
+        jobs=args.jobs,
+    )
+
+
+def _engines(args: argparse.Namespace) -> int:
+    from ._engines import DEFAULT_ENGINES, format_engine_matrix, run_matrix
+
+    columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
+    print(format_engine_matrix(columns))
+    broken = [
+        c
+        for c in columns
+        if c.report is None
+        or c.report.verdict == "NOT JUDGED"
+        or c.report.summary.failed
+        or c.report.summary.errored
+    ]
+    return 1 if broken else 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from ..boundary._errors import ConformanceError
+    from ._diff import diff_reports, format_diff, load_report_data
+
+    try:
+        diff = diff_reports(load_report_data(args.old), load_report_data(args.new))
+    except ConformanceError as exc:
+        print(f"rag-conformance diff: {exc}", file=sys.stderr)
+        return 2
+    print(format_diff(diff, old_label=args.old, new_label=args.new))
+    if diff.new_verdict == "NOT JUDGED":
+        # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
+        # gate on this diff must not pass an implementation the kit could not even load.
+        print(
+            f"rag-conformance diff: {args.new} is NOT JUDGED: the kit could not judge that run",
+            file=sys.stderr,
+        )
+        return 2
+    return 1 if diff.regressed else 0
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from ..site import docs_main
+
+    return docs_main(args.results, args.out, spec=args.spec)
+
+
+def _profiles() -> tuple[str, ...]:
+    from ..scenarios._profiles import PROPERTY_PROFILES
+
+    return tuple(sorted(PROPERTY_PROFILES))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag-conformance",
+        description="Conformance kit for the rag-retrieval-quality-score spec on Milvus.",
+        epilog=f"{EXIT_CODES}(for run; the other commands say in their --help what they return)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser(
+        "run",
+        help="run every scenario against an implementation",
+        description="Judge an implementation: every applicable scenario of the spec, a table per "
+        "requirement, report.json and junit.xml. Quiet by default: -v or --tb add tracebacks.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = run.add_mutually_exclusive_group()
+    target.add_argument(
+        "--adapter",
+        default=None,
+        help="'reference' (default), an entry-point name, or 'module:attr' (importable from here)",
+    )
+    run.add_argument("--milvus", default="lite", help="lite (default) | uri:<uri> | container[:image]")
+    run.add_argument("--report", default="rqs-report", help="directory for report.json and junit.xml")
+    run.add_argument(
+        "--checks",
+        choices=("implementation", "engine", "all"),
+        default="implementation",
+        help="the spec's scenarios judging the adapter (default), Milvus engine-behaviour checks, or both",
+    )
+    run.add_argument(
+        "-k", dest="select", default=None, help="only scenarios matching this pytest -k expression"
+    )
+    run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
+    target.add_argument(
+        "--adapter-cmd",
+        default=None,
+        metavar="CMD",
+        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js'",
+    )
+    run.add_argument(
+        "--adapter-timeout", type=float, default=30.0, help="seconds per call to a stdio program (30)"
+    )
+    run.add_argument(
+        "--validate", action="store_true", help="also check every line the kit writes to a stdio program"
+    )
+    run.add_argument(
+        "--strict-stdout",
+        action="store_true",
+        help="a stdio program's stdout line that is not a reply errors the call (default: skipped, "
+        "and listed as a warning in the report)",
+    )
+    run.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="Hypothesis seed of the property scenarios: the one a report or a failure shows replays "
+        "that run (default: random, recorded in report.json)",
+    )
+    run.add_argument(
+        "--profile",
+        choices=_profiles(),
+        default=None,
+        help="examples per property scenario: ci (default, 100) or thorough (1000)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="pytest's verbose output with tracebacks (--tb short unless --tb says otherwise)",
+    )
+    run.add_argument(
+        "--tb",
+        default=None,
+        choices=("auto", "long", "short", "line", "native", "no"),
+        help="traceback style, as pytest's --tb (default: no tracebacks; short with -v)",
+    )
+    run.set_defaults(func=_run)
+
+    schema = sub.add_parser("schema", help="JSON Schema of the stdio protocol, generated from the models")
+    schema.add_argument("--out", default=None, help="write one file per message kind into this directory")
+    schema.set_defaults(func=_schema)
+
+    smoke = sub.add_parser(
+        "smoke", help="check that a stdio program speaks the protocol: handshake and one call per capability"
+    )
+    smoke.add_argument("--adapter-cmd", required=True, metavar="CMD", help="the program, e.g. 'node impl.js'")
+    smoke.add_argument("--adapter-timeout", type=float, default=30.0, help="seconds per call (30)")
+    smoke.add_argument(
+        "--milvus", default="lite", help="engine for search/lookup: lite (default) | uri:<uri>"
+    )
+    smoke.set_defaults(func=_smoke)
+
+    coverage = sub.add_parser("coverage", help="check that every spec scenario has a Gherkin scenario")
+    coverage.add_argument("--spec", default=None, help="another version of the spec to check against")
+    coverage.set_defaults(func=_coverage)
+
+    selftest = sub.add_parser(
+        "selftest", help="run the kit against its miniatures and check the mutation matrix (from a checkout)"
+    )
+    selftest.add_argument(
+        "--miniatures",
+        default="tests.miniatures",
+        help="package of miniatures (default: tests.miniatures; importable from a source checkout's root)",
+    )
+    selftest.add_argument("--matrix", default=None, help="matrix file (default: matrix.toml in that package)")
+    selftest.add_argument(
+        "--milvus", default="lite", help="one engine for all runs: lite (default) | uri:<uri>"
+    )
+    selftest.add_argument(
+        "--seed", type=int, default=None, help="Hypothesis seed of every run (default: random)"
+    )
+    selftest.add_argument(
+        "--profile",
+        default="selftest",
+        choices=("selftest", "ci", "thorough"),
+        help="property examples: selftest (default; ci's count, no shrinking), ci, thorough",
+    )
+    selftest.add_argument("--jobs", type=int, default=2, help="miniatures run in parallel processes (2)")
+    selftest.set_defaults(func=_selftest)
+
+    engines = sub.add_parser(
+        "engines", help="run the engine checks and every scenario on each Milvus engine available here"
+    )
+    engines.add_argument(
+        "--engine",
+        action="append",
+        default=None,
+        help="local (the default: lite, lite-2.5.1, milvus-2.3.5) | lite | lite-2.5.1 | milvus-2.3.5 | "
+        "uri:<uri> | container[:image]; repeatable",
+    )
+    engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
+    engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
+    engines.set_defaults(func=_engines)
+
+    diff = sub.add_parser("diff", help="compare two reports by scenario id; exit 1 if something newly fails")
+    diff.add_argument("old", help="the earlier report.json (or its directory)")
+    diff.add_argument("new", help="the later report.json (or its directory)")
+    diff.set_defaults(func=_diff)
+
+    docs = sub.add_parser(
+        "docs", help="write a static site (HTML, Markdown, badges): spec text, scenarios, results per report"
+    )
+    docs.add_argument(
+        "--results",
+        action="append",
+        required=True,
+        metavar="REPORT",
+        help="a report.json (or its directory); repeat for one column per implementation or engine",
+    )
+    docs.add_argument("--out", required=True, help="directory to write the site into")
+    docs.add_argument("--spec", default=None, help="spec text to show (default: the pinned spec)")
+    docs.set_defaults(func=_docs)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = ""
+        if any(arg.startswith("--rqs-") for arg in unknown):
+            hint = (
+                "; the kit's pytest options have their own names here (--rqs-seed is --seed, "
+                "--rqs-profile is --profile), and other pytest options go after --"
+            )
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("rag-conformance: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""``rag-conformance engines``: the engine-behaviour checks and the whole suite on every engine here.
+
+Each engine gets one run of every scenario (``checks="all"``) against one adapter (the reference by
+default), in a child process of its own, so that one engine's crash or hang cannot take the others
+down and no pytest state leaks between runs. Each run writes its report to ``<report dir>/<engine>/``.
+The result is a table of requirement x engine verdicts; an engine that could not be installed,
+started or run keeps its column, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from ..boundary._errors import ConformanceError
+from ..engines._address import parse_engine_address
+from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
+from ..engines._redact import redact_uri
+from ..engines._start import start_engine
+from ..reporting import Report
+
+__all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "label", "run_matrix"]
+
+CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
+LOCAL = "local"  # shorthand for every engine this machine can run
+DEFAULT_ENGINES = (LOCAL,)
+RUN_TIMEOUT_SECONDS = 1800.0
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass
+class EngineColumn:
+    """One engine of the matrix: how it was reached, and its report or why there is none."""
+
+    engine: str  # as given, e.g. "lite-2.5.1" or "uri:http://host:19530" (may carry credentials)
+    milvus: str | None = None  # the --milvus value the run used
+    version: str | None = None
+    report: Report | None = None
+    report_path: Path | None = None
+    not_run: str | None = None  # why there is no report
+    seconds: float = 0.0
+
+
+def expand_engines(engines: Sequence[str]) -> list[str]:
+    """``local`` -> the engines installable here; other names pass through; duplicates dropped."""
+    out: list[str] = []
+    for engine in engines:
+        for name in (CURRENT_LITE, *LOCAL_ENGINES) if engine == LOCAL else (engine,):
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def label(engine: str) -> str:
+    """The engine as printed: a ``uri:`` engine with any credentials in it redacted."""
+    return "uri:" + redact_uri(engine[4:]) if engine.startswith("uri:") else engine
+
+
+def _slug(engine: str) -> str:
+    # Report dirs are named after the engine; URIs may carry credentials, which must not become a path.
+    if engine.startswith("uri:"):
+        return "uri-" + _SLUG.sub("_", engine[4:].split("@")[-1].split("://")[-1]).strip("_")
+    return _SLUG.sub("_", engine).strip("_")
+
+
+def run_matrix(
+    engines: Sequence[str] = DEFAULT_ENGINES,
+    *,
+    report_dir: str | Path = "rqs-engines",
+    adapter: str = "reference",
+    output: IO[str] | None = None,
+) -> list[EngineColumn]:
+    """Run every scenario on each engine; return one :class:`EngineColumn` per engine, in order."""
+    out = output or sys.stdout
+    root = Path(report_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    columns = []
+    for engine in expand_engines(engines):
+        started = time.monotonic()
+        column = EngineColumn(engine)
+        print(f"[{label(engine)}] starting", file=out, flush=True)
+        try:
+            _run_engine(column, root / _slug(engine), adapter, out)
+        except ConformanceError as exc:
+            column.not_run = str(exc)
+        except KeyboardInterrupt:
+            column.not_run = "interrupted"
+            columns.append(column)
+            raise
+        finally:
+            column.seconds = round(time.monotonic() - started, 1)
+        verdict = column.report.verdict if column.report else f"NOT RUN: {column.not_run}"
+        print(f"[{label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
+        columns.append(column)
+    (root / "matrix.json").write_text(json.dumps(_summary(columns), indent=2) + "\n")
+    return columns
+
+
+def _run_engine(column: EngineColumn, directory: Path, adapter: str, out: IO[str]) -> None:
+    local = LOCAL_ENGINES.get(column.engine)
+    if local is None:
+        backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
+        if backend.kind == "uri":
+            # An unreachable server would error every scenario; say once, in the column, why instead.
+            with start_engine(column.engine, startup_timeout=10.0) as engine:
+                column.version = engine.server_version()
+        column.milvus = column.engine
+        _run_suite(column, directory, adapter)
+        return
+    venv = ensure_venv(local, output=None)  # pip's progress goes to the terminal
+    server = LocalServer(local, venv)
+    try:
+        column.version = server.wait_ready()
+        print(f"[{column.engine}] {local.about}: {column.version} on {server.uri}", file=out, flush=True)
+        column.milvus = f"uri:{server.uri}"
+        _run_suite(column, directory, adapter)
+    finally:
+        server.stop()
+
+
+def _run_suite(column: EngineColumn, directory: Path, adapter: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    report_path = directory / "report.json"
+    report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
+    log_path = directory / "run.log"
+    command = [sys.executable, "-m", "conformance.commands._engines", "--adapter", adapter]
+    command += ["--milvus", str(column.milvus), "--report", str(directory)]
+    with log_path.open("wb") as log:
+        try:
+            code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise ConformanceError(
+                f"the run did not finish within {RUN_TIMEOUT_SECONDS:g} s; see {log_path}"
+            ) from None
+    if not report_path.is_file():
+        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-12:])
+        raise ConformanceError(
+            f"the run produced no report (exit code {code}); {log_path} ends with:\n{tail}"
+        )
+    column.report = Report.model_validate_json(report_path.read_text())
+    column.report_path = report_path
+    milvus = column.report.environment.milvus or {}
+    column.version = str(milvus.get("version") or column.version or "?")
+
+
+def _cell(column: EngineColumn, requirement_id: str) -> str:
+    if column.report is None:
+        return "NOT RUN"
+    row = next((r for r in column.report.requirements if r.requirement_id == requirement_id), None)
+    if row is None:
+        return "-"
+    s = row.summary
+    counts = (
+        (s.failed, "failed"),
+        (s.errored, "errored"),
+        (s.not_judged, "not judged"),
+        (s.xfailed, "xfail"),
+    )
+    extra = [f"{n} {label}" for n, label in counts]
+    extra += [f"{s.not_applicable} n/a"] if s.not_applicable and row.verdict != "NOT APPLICABLE" else []
+    counted = [e for e in extra if not e.startswith("0 ")]
+    return row.verdict + (f" ({', '.join(counted)})" if counted else "")
+
+
+def format_engine_matrix(columns: Sequence[EngineColumn]) -> str:
+    """Requirement x engine verdicts, then one line per engine that did not run, with the reason."""
+    requirements: dict[str, str] = {}
+    for column in columns:
+        for row in column.report.requirements if column.report else ():
+            requirements.setdefault(row.requirement_id, row.requirement_id)
+    header = ["requirement", *(label(c.engine) for c in columns)]
+    versions = ["(engine version)", *(c.version or "?" for c in columns)]
+    rows = [[rid, *(_cell(c, rid) for c in columns)] for rid in requirements]
+    totals = ["TOTAL", *(c.report.verdict if c.report else "NOT RUN" for c in columns)]
+    table = [header, versions, *rows, totals]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    lines = [line(header), line(versions), rule, *map(line, rows), rule, line(totals)]
+    for column in columns:
+        if column.report is None:
+            lines.append(f"{label(column.engine)}: not run: {column.not_run}")
+        elif column.report_path is not None:
+            lines.append(f"{label(column.engine)}: {column.report_path} ({column.seconds:g} s)")
+    return "\n".join(lines)
+
+
+def _summary(columns: Sequence[EngineColumn]) -> list[dict[str, object]]:
+    return [
+        {
+            "engine": label(c.engine),
+            "milvus": label(c.milvus) if c.milvus else None,
+            "version": c.version,
+            "verdict": c.report.verdict if c.report else None,
+            "requirements": {r.requirement_id: r.verdict for r in c.report.requirements} if c.report else {},
+            "report": str(c.report_path) if c.report_path else None,
+            "not_run": c.not_run,
+            "seconds": c.seconds,
+        }
+        for c in columns
+    ]
+
+
+def _child(argv: Sequence[str] | None = None) -> int:
+    """One engine's run, in its own process: every scenario, engine checks included."""
+    import argparse
+
+    from ._runner import run_conformance
+
+    parser = argparse.ArgumentParser(prog="python -m conformance.commands._engines")
+    parser.add_argument("--adapter", required=True)
+    parser.add_argument("--milvus", required=True)
+    parser.add_argument("--report", required=True)
+    args = parser.parse_args(argv)
+    outcome = run_conformance(args.adapter, milvus=args.milvus, report_dir=args.report, checks="all")
+    return outcome.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(_child())

@@ -1,0 +1,130 @@
+"""``run_conformance``: the library API behind ``rag-conformance run``; a thin layer over pytest."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import pytest
+
+from ..boundary._errors import ConformanceError
+from ..reporting import Report
+from ..reporting._outcomes import OutcomeCollector
+from ..scenarios._suite import SUITE_DIR
+
+__all__ = ["EXIT_CONFORMS", "EXIT_DOES_NOT_CONFORM", "EXIT_NOT_JUDGED", "RunOutcome", "run_conformance"]
+
+EXIT_CONFORMS = 0
+EXIT_DOES_NOT_CONFORM = 1
+EXIT_NOT_JUDGED = 2
+EXIT_INTERRUPTED = 130
+
+
+class RunOutcome:
+    """What a run produced: pytest's exit code, the report (None if pytest never got to scenarios)."""
+
+    def __init__(self, exit_code: int, report: Report | None) -> None:
+        self.pytest_exit_code = exit_code
+        self.report = report
+
+    @property
+    def exit_code(self) -> int:
+        """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
+        or crash. 2: the run could not judge (adapter not loadable, handshake or engine failed, engine
+        lost midway, usage error, no scenario ran). 130: interrupted."""
+        if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
+            return EXIT_INTERRUPTED
+        if self.report is None or self.report.verdict == "NOT JUDGED":
+            return EXIT_NOT_JUDGED
+        s = self.report.summary
+        return EXIT_DOES_NOT_CONFORM if (s.failed or s.errored) else EXIT_CONFORMS
+
+
+class _Capture:
+    """Keeps the session's outcomes, whose report is complete once ``pytest.main`` returns."""
+
+    def __init__(self) -> None:
+        self.outcomes: OutcomeCollector | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.outcomes = session.config.stash.get(OutcomeCollector.key, None)
+
+    @property
+    def report(self) -> Report | None:
+        return self.outcomes.report if self.outcomes is not None else None
+
+
+def run_conformance(
+    adapter: str = "reference",
+    *,
+    milvus: str = "lite",
+    report_dir: str | os.PathLike[str] | None = None,
+    select: str | None = None,
+    pytest_args: Sequence[str] = (),
+    adapter_timeout: float | None = None,
+    validate: bool = False,
+    checks: str = "implementation",
+    seed: int | None = None,
+    profile: str | None = None,
+    strict_stdout: bool = False,
+    verbose: int = 0,
+    tb: str | None = None,
+) -> RunOutcome:
+    """Run every scenario of the kit against ``adapter`` and return the outcome.
+
+    ``adapter`` is ``reference``, an entry-point name or ``module:attr``; ``milvus`` is ``lite``,
+    ``uri:<uri>`` or ``container[:image]``; ``select`` is a pytest ``-k`` expression.
+    ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
+    ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
+    ``checks`` is ``implementation`` (the spec's scenarios), ``engine`` (Milvus behaviour) or ``all``.
+    ``seed`` and ``profile`` (``ci`` or ``thorough``) set the property scenarios' Hypothesis seed and
+    examples; ``strict_stdout`` makes a stdio program's stdout noise an error.
+
+    The terminal shows progress, the per-requirement table and one line per failed scenario;
+    ``verbose`` (pytest's ``-v``, repeatable) or ``tb`` (a pytest ``--tb`` style) add tracebacks.
+    """
+    if not SUITE_DIR.is_dir():
+        raise ConformanceError(
+            f"the kit's suite is missing at {SUITE_DIR}; reinstall rag-quality-conformance"
+        )
+    args = [
+        str(SUITE_DIR),
+        "-c",
+        str(SUITE_DIR / "pytest.ini"),
+        "--rootdir",
+        str(SUITE_DIR),
+        "-p",
+        "no:cacheprovider",
+        "--rqs-adapter",
+        adapter,
+        "--rqs-milvus",
+        milvus,
+        "--no-header",
+    ]
+    if verbose:
+        args += ["-" + "v" * verbose, f"--tb={tb or 'short'}"]
+    else:
+        # Quiet: the table says what broke, one line per scenario; pytest's own summary lines and
+        # tracebacks would repeat it, longer, above it.
+        args += ["-q", f"--tb={tb or 'no'}", "-rN", "--disable-warnings"]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        args += ["-p", "conformance.plugin", "-p", "pytest_bdd.plugin"]
+    if report_dir is not None:
+        args += ["--rqs-report", str(report_dir)]
+    args += ["--rqs-checks", checks]
+    if select:
+        args += ["-k", select]
+    if adapter_timeout is not None:
+        args += ["--rqs-adapter-timeout", str(adapter_timeout)]
+    if validate:
+        args.append("--rqs-validate")
+    if strict_stdout:
+        args.append("--rqs-strict-stdout")
+    if seed is not None:
+        args += ["--rqs-seed", str(seed)]
+    if profile is not None:
+        args += ["--rqs-profile", profile]
+    args += list(pytest_args)
+    capture = _Capture()
+    code = pytest.main(args, plugins=[capture])
+    return RunOutcome(int(code), capture.report)

@@ -1,0 +1,166 @@
+"""``rag-conformance smoke``: the handshake and one call per declared capability, with plain advice.
+
+Not a verdict on the spec (that is ``rag-conformance run``): it checks that the implementation speaks
+the protocol, strictly (the kit's lines validated, stdout noise an error), and says in plain words
+what to change when it does not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..boundary._errors import AdapterCallError, ConformanceError
+from ..boundary._protocol import (
+    Capability,
+    Corpus,
+    CorpusChunk,
+    ImplementationInfo,
+    LookupRequest,
+    PostProcessRequest,
+    QualityRequest,
+    SearchRequest,
+    WireCandidate,
+)
+from ..stdio._adapter import NotApplicable, StdioAdapter
+
+__all__ = ["ADVICE", "advice_for", "smoke"]
+
+Say = Callable[[str], None]
+
+ADVICE: dict[str, str] = {
+    "start:not_json": "the first line on stdout was not JSON: did you print a banner or a log line? "
+    "Log to stderr instead; stdout carries protocol lines only",
+    "not_json": "a reply was not one line of JSON: print exactly one JSON object per line (no pretty "
+    "printing), and send logs to stderr",
+    "not_object": 'each reply must be a JSON object such as {"seq": 1, "result": ...}',
+    "wrong_seq": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
+    "ahead": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
+    "noisy": "stdout carries protocol lines only: send logs to stderr",
+    "invalid": "the reply does not match the protocol: see the field errors above, and "
+    "`rag-conformance schema --out DIR` for the JSON Schema of every reply",
+    "start:timeout": "no answer to start: read stdin line by line, answer each line at once, and flush "
+    "stdout after every reply (Python: print(..., flush=True))",
+    "timeout": "the call took longer than the timeout: if it is only slow, raise --adapter-timeout",
+    "exited": "the process exited: see its stderr above; it must keep reading stdin until it gets "
+    '"stop" (or end of input)',
+    "cannot_run": "the command could not be started: check the program name, PATH and the working dir",
+    "remote_error": "the implementation replied with an error: see its message above",
+    "skipped": "it declared this capability but skipped the call: declare only what it answers",
+}
+
+
+def advice_for(error: BaseException, operation: str) -> str:
+    """Plain advice for an error a smoke call raised."""
+    if isinstance(error, NotApplicable):
+        return ADVICE["skipped"]
+    if isinstance(error, AdapterCallError):
+        return ADVICE["remote_error"]
+    problem = getattr(error, "problem", None) or "invalid"
+    return ADVICE.get(f"{operation}:{problem}") or ADVICE.get(problem) or ADVICE["invalid"]
+
+
+def smoke(
+    command: str | Sequence[str], *, timeout: float = 30.0, milvus: str = "lite", say: Say = print
+) -> int:
+    """Handshake, then one strict call per declared capability. 0 when all spoke the protocol."""
+    adapter = StdioAdapter(command, timeout=timeout, validate=True, strict_stdout=True)
+    try:
+        try:
+            info = adapter.describe()
+        except ConformanceError as exc:
+            say(f"FAIL start: {exc}")
+            say(f"  advice: {advice_for(exc, 'start')}")
+            return 1
+        say(f"ok   start: {info.name} {info.version} ({info.language}); capabilities: {_caps(info)}")
+        failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
+        if info.needs_milvus:
+            failures += _milvus_calls(adapter, info, milvus, say)
+        return 1 if failures else 0
+    finally:
+        adapter.close()
+
+
+def _caps(info: ImplementationInfo) -> str:
+    return ", ".join(sorted(str(c) for c in info.capabilities)) or "none"
+
+
+def _check(say: Say, operation: str, call: Callable[[], Any]) -> bool:
+    try:
+        answer = call()
+    except (ConformanceError, NotApplicable) as exc:
+        say(f"FAIL {operation}: {exc}")
+        say(f"  advice: {advice_for(exc, operation)}")
+        return False
+    shown = repr(answer)
+    say(f"ok   {operation}: {shown if len(shown) <= 160 else shown[:160] + '…'}")
+    return True
+
+
+def _pure_calls(adapter: StdioAdapter, info: ImplementationInfo) -> list[tuple[str, Callable[[], Any]]]:
+    declared = set(info.capabilities)
+    calls: list[tuple[str, Callable[[], Any]]] = []
+    if Capability.LABELS in declared:
+        calls.append(("canonicalize_label", lambda: adapter.canonicalize_label("rrf_fused")))
+    if Capability.QUALITY in declared:
+        quality = QualityRequest(score_label="dense", score=0.5)
+        calls.append(("quality_score", lambda: adapter.quality_score(quality)))
+    if Capability.POST_PROCESS in declared:
+        candidates = (
+            WireCandidate(doc_id="a", chunk_index=0, original_rank=1, score=0.2, score_label="dense"),
+            WireCandidate(doc_id="b", chunk_index=0, original_rank=2, score=0.9, score_label="dense"),
+        )
+        post = PostProcessRequest(candidates=candidates)
+        calls.append(("post_process", lambda: adapter.post_process(post)))
+    return calls
+
+
+def _unit(*values: float) -> tuple[float, ...]:
+    norm = math.sqrt(sum(v * v for v in values))
+    return tuple(v / norm for v in values)
+
+
+MODES = ("dense", "hybrid")
+
+_TINY = Corpus(
+    name="smoke",
+    dim=4,
+    chunks=(
+        CorpusChunk(doc_id="n1", chunk_index=0, text="failover gateway pairs", vector=_unit(1, 0.1, 0, 0),
+                    category="network"),
+        CorpusChunk(doc_id="s1", chunk_index=0, text="snapshot nightly copies", vector=_unit(0.1, 1, 0, 0),
+                    category="storage"),
+        CorpusChunk(doc_id="b1", chunk_index=0, text="invoice monthly cycles", vector=_unit(0, 0.2, 1, 0),
+                    category="billing"),
+    ),
+)  # fmt: skip
+
+
+def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, say: Say) -> int:
+    from ..engines import start_engine
+
+    say(f"...  starting a Milvus engine ({milvus}) for search and lookup")
+    try:
+        engine = start_engine(milvus)
+    except ConformanceError as exc:
+        say(f"FAIL engine: {exc} (this is the kit's side, not the implementation's)")
+        return 1
+    with engine:
+        if not _check(say, "prepare", lambda: adapter.prepare(engine.endpoint, _TINY)):
+            return 1
+        query = _unit(1, 0.05, 0, 0)
+        calls: list[tuple[str, Callable[[], Any]]] = []
+        for mode in MODES:
+            if info.supports("search", mode):
+                request = SearchRequest(query_text="failover", query_vector=query, mode=mode, k=2)
+                calls.append((f"search ({mode})", lambda r=request: adapter.search(r)))
+        for mode in MODES:
+            if info.supports("lookup", mode):
+                lookup = LookupRequest(
+                    query_text="failover", query_vector=query, mode=mode, category="network"
+                )
+                calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
+        failures = sum(not _check(say, name, call) for name, call in calls)
+        adapter.close()  # drop the implementation's collection before the engine goes away
+        return failures

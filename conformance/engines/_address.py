@@ -1,0 +1,88 @@
+"""Parse the ``--rqs-milvus`` engine address into a small value object.
+
+Kept free of pymilvus and testcontainers so the pytest plugin can validate the option cheaply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..boundary._errors import EngineError
+from ._redact import redact_uri
+
+__all__ = ["DEFAULT_MILVUS_IMAGE", "EngineAddress", "parse_engine_address", "validate_image"]
+
+# A real 2.5 release: BM25 full-text search and hybrid search exist since 2.5.0. Pinned because the
+# testcontainers default (``latest``) would change what the kit measures without anyone noticing.
+DEFAULT_MILVUS_IMAGE = "milvusdb/milvus:v2.5.16"
+
+BackendKind = Literal["lite", "uri", "container"]
+
+VALID_FORMS = (
+    "lite",
+    "lite:<data dir>",
+    "uri (reads MILVUS_URI, MILVUS_TOKEN, MILVUS_DB)",
+    "uri:<uri>",
+    "container",
+    "container:<image>:<tag>",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineAddress:
+    """Which backend to use and its one argument (data dir, URI or image); ``None`` means the default."""
+
+    kind: BackendKind
+    target: str | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.target is None else f"{self.kind}:{self.target}"
+
+
+def _invalid(spec: object, why: str) -> EngineError:
+    forms = ", ".join(VALID_FORMS)
+    return EngineError(f"invalid Milvus engine address {spec!r}: {why}; valid forms are: {forms}")
+
+
+def validate_image(image: str) -> str:
+    """Return ``image`` if it names a pinned tag or digest; raise :class:`EngineError` otherwise."""
+    if "@" in image:  # a digest pins the image exactly
+        return image
+    # The tag is after the last ':' that follows the last '/'; a ':' before a '/' is a registry port.
+    name, sep, tag = image.rpartition(":")
+    if not sep or "/" in tag or not name:
+        raise EngineError(
+            f"container image {image!r} has no tag: pin a release such as {DEFAULT_MILVUS_IMAGE!r} "
+            "so every run measures the same Milvus"
+        )
+    if tag == "latest":
+        raise EngineError(
+            f"container image {image!r} uses the moving tag 'latest': pin a release such as "
+            f"{DEFAULT_MILVUS_IMAGE!r} so every run measures the same Milvus"
+        )
+    return image
+
+
+def parse_engine_address(spec: str | EngineAddress) -> EngineAddress:
+    """Parse ``lite``, ``lite:<dir>``, ``uri``, ``uri:<uri>``, ``container`` or ``container:<image>``.
+
+    Raises :class:`EngineError` listing the valid forms when ``spec`` matches none of them.
+    """
+    if isinstance(spec, EngineAddress):
+        return spec
+    if not isinstance(spec, str):
+        raise _invalid(spec, f"expected a string, got {type(spec).__name__}")
+    text = spec.strip()
+    kind, sep, target = text.partition(":")
+    spec = f"uri:{redact_uri(target)}" if kind == "uri" and sep else spec  # never echo credentials
+    if kind not in ("lite", "uri", "container"):
+        raise _invalid(spec, f"unknown backend {kind!r}")
+    if sep and not target.strip():
+        raise _invalid(spec, f"nothing after '{kind}:'")
+    value = target.strip() if sep else None
+    if kind == "uri" and value is not None and "://" not in value:
+        raise _invalid(spec, "the URI needs a scheme, e.g. uri:http://127.0.0.1:19530")
+    if kind == "container" and value is not None:
+        validate_image(value)
+    return EngineAddress(kind, value)  # type: ignore[arg-type]  # kind checked above

@@ -1,0 +1,364 @@
+"""The one call site: every question goes through :class:`Judge`, and every reply through the model.
+
+A scenario's own Then steps check what the scenario is about; the judge checks everything else the spec
+fixes about the same reply, whatever the scenario's focus, so a violation fails the scenario that saw it
+and names the requirement it breaks (:class:`~conformance.judging._spec_model.SpecViolationError`).
+Findings of rules the spec's words do not back (the protocol's shapes), and reply fields the protocol
+does not define, are noted for the report, never failed. When a reply breaks a rule, the judge finds
+which input's influence broke it (:mod:`conformance.judging._attribution`) and counts the failure there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ..boundary._asking import ask
+from ..boundary._decline import require_mode
+from ..boundary._errors import ConformanceError
+from ..boundary._protocol import (
+    Implementation,
+    ImplementationInfo,
+    LookupReply,
+    LookupRequest,
+    PostProcessReply,
+    PostProcessRequest,
+    QualityRequest,
+    SearchReply,
+    SearchRequest,
+)
+from . import _spec_model as model
+from ._attribution import reattribute, variations
+from ._retry_terms import own_low_quality
+from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
+
+if TYPE_CHECKING:
+    from ._oracle import MilvusOracle
+
+__all__ = ["Judge"]
+
+
+class Judge:
+    """Asks the implementation and checks the whole reply against the executable model of the spec.
+
+    ``oracle`` and ``recorder`` are callables returning the session's oracle and recording proxy; they
+    are called only by search and lookup, so pure scenarios never start Milvus. ``advice`` collects
+    run-level findings that conform but defeat the spec's purpose (see :mod:`conformance.judging._advice`).
+    """
+
+    def __init__(
+        self,
+        implementation: Implementation,
+        info: ImplementationInfo,
+        *,
+        oracle: Callable[[], MilvusOracle] | None = None,
+        recorder: Callable[[], Any] | None = None,
+        notes: list[str] | None = None,
+        observe: Callable[[str, Any, Any], None] | None = None,
+        memory: dict[str, Any] | None = None,
+    ) -> None:
+        self.implementation = implementation
+        self.info = info
+        self._oracle = oracle
+        self._recorder = recorder
+        self.notes = notes if notes is not None else []
+        self._observe = observe
+        self._memory = memory if memory is not None else {}  # what the run learnt once, for every judge
+
+    # -- pure capabilities ---------------------------------------------------------------------------
+
+    def canonicalize_label(self, label: str) -> str:
+        answer: str = ask(self.implementation, "canonicalize_label", label, expect=str)
+        self._verdict("canonicalize_label", model.check_label(label, answer))
+        return answer
+
+    def quality_score(self, request: QualityRequest) -> float:
+        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        self._seen("quality_score", request, answer)
+        found = model.check_quality(request, answer)
+        if model.failing(found):
+            # Wrong for an alias: is it the alias (right for the canonical label) or the formula itself?
+            found = self._attribute(request, found, self._quality_conforms)
+        self._verdict("quality_score", found)
+        return answer
+
+    def _quality_conforms(self, request: QualityRequest) -> bool:
+        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        return not model.failing(model.check_quality(request, answer))
+
+    def post_process(self, request: PostProcessRequest) -> PostProcessReply:
+        reply = self._post_process_reply(request)
+        found = self._check_post_process(request, reply)
+        if model.failing(found):
+            found = self._attribute(request, found, self._post_process_conforms)
+        self._verdict("post_process", found)
+        return reply
+
+    def _post_process_reply(self, request: PostProcessRequest) -> PostProcessReply:
+        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        self._note_extras("post_process", reply)
+        self._seen("post_process", request, reply)
+        return reply
+
+    def _check_post_process(
+        self, request: PostProcessRequest, reply: PostProcessReply
+    ) -> list[model.Violation]:
+        return model.check_post_process(
+            request.candidates, request.config, reply, normalizer=self._normalizer()
+        )
+
+    def _post_process_conforms(self, request: PostProcessRequest) -> bool:
+        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        return not model.failing(self._check_post_process(request, reply))
+
+    # -- Milvus-backed -------------------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> tuple[SearchReply, tuple[Any, ...]]:
+        """The reply and the engine calls the implementation made for it."""
+        require_mode(self.info, "search", request.mode)
+        self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
+        reply, calls, found = self._search_checked(request)
+        if model.failing(found):
+            found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
+        self._verdict("search", found)
+        return reply, calls
+
+    def _search_checked(
+        self, request: SearchRequest
+    ) -> tuple[SearchReply, tuple[Any, ...], list[model.Violation]]:
+        with self._recording() as calls:
+            reply: SearchReply = ask(self.implementation, "search", request, expect=SearchReply)
+        self._note_extras("search", reply)
+        self._seen("search", request, reply)
+        oracle = self._need_oracle()
+        found = model.check_search(request, reply, search_truth(oracle, request))
+        if request.mode == "hybrid" and model.failing(found):
+            found = self._other_fusions(request, reply, found)
+        if request.mode == "dense":
+            found += model.check_dense_only(
+                calls,
+                "the engine calls of a dense-mode search",
+                hybrid_collections=self._hybrid_collections(),
+            )
+        return reply, tuple(calls), found
+
+    def _other_fusions(
+        self, request: SearchRequest, reply: SearchReply, found: list[model.Violation]
+    ) -> list[model.Violation]:
+        """A hybrid answer that is RRF with other parameters than the request's conforms, with a note."""
+        for fusion, truth in hybrid_alternatives(self._need_oracle(), request):
+            again = model.check_search(request, reply, truth)
+            if not model.failing(again):
+                note = model.violation(
+                    "hybrid-parameters",
+                    f"hybrid hits for RRF k={request.rrf_k}, sub-search limit {request.k}",
+                    f"RRF k={request.rrf_k} over sub-searches of limit {request.k} (the request's)",
+                    f"the order of {fusion.describe()}",
+                )
+                return [note, *again]
+        return found
+
+    def lookup(self, request: LookupRequest) -> tuple[LookupReply, tuple[Any, ...]]:
+        """The reply and the engine calls the implementation made for it."""
+        require_mode(self.info, "lookup", request.mode)
+        self._need_oracle().require_mode(request.mode)
+        reply, calls, found = self._lookup_checked(request)
+        if model.failing(found):
+            # Evidence built on a broken search or post-process breaks those first: say that.
+            found = self._component_faults(request) or self._attribute(
+                request, found, lambda r: not model.failing(self._lookup_checked(r)[2])
+            )
+        self._verdict("lookup", found)
+        return reply, calls
+
+    def _lookup_checked(
+        self, request: LookupRequest
+    ) -> tuple[LookupReply, tuple[Any, ...], list[model.Violation]]:
+        with self._recording() as calls:
+            reply: LookupReply = ask(self.implementation, "lookup", request, expect=LookupReply)
+        self._note_extras("lookup", reply)
+        self._seen("lookup", request, reply)
+        oracle = self._need_oracle()
+        truth = lookup_truth(oracle, request)
+        low = own_low_quality(self, request, truth) if request.category is not None else None
+        found = model.check_lookup(request, reply, truth, low=low)
+        if request.mode == "hybrid" and model.failing(found):
+            found = self._other_lookup_fusions(request, reply, found, low)
+        if request.mode == "dense":
+            found += model.check_dense_only(
+                calls,
+                "the engine calls of a dense-mode lookup",
+                hybrid_collections=self._hybrid_collections(),
+            )
+        return reply, tuple(calls), found
+
+    def _other_lookup_fusions(
+        self, request: LookupRequest, reply: LookupReply, found: list[model.Violation], low: set[bool] | None
+    ) -> list[model.Violation]:
+        oracle = self._need_oracle()
+        for fusion in fusions(request.rrf_k, request.retrieve_k, oracle.size):
+            again = model.check_lookup(request, reply, lookup_truth(oracle, request, fusion), low=low)
+            if not model.failing(again):
+                note = model.violation(
+                    "hybrid-parameters",
+                    "the lookup's hybrid searches",
+                    f"RRF k={request.rrf_k} over sub-searches of limit {request.retrieve_k} (the request's)",
+                    f"the evidence of {fusion.describe()}",
+                )
+                return [note, *again]
+        return found
+
+    def _component_faults(self, request: LookupRequest) -> list[model.Violation]:
+        """What the implementation's own search and post-process (where declared) break for this lookup.
+
+        Asked only after a lookup failed, so a conforming implementation pays nothing for it.
+        """
+        found = self._search_faults(request) if self.info.supports("search", request.mode) else []
+        if found or not self.info.supports("post_process"):
+            return found
+        truth = lookup_truth(self._need_oracle(), request)
+        for attempt in (truth.filtered, truth.unfiltered):
+            if attempt is None:
+                continue
+            ask_request = PostProcessRequest(
+                candidates=attempt.candidates, hints=request.hints, config=request.config
+            )
+            reply = ask(self.implementation, "post_process", ask_request, expect=PostProcessReply)
+            faults = model.failing(self._check_post_process(ask_request, reply))
+            if faults:
+                faults = self._attribute(ask_request, faults, self._post_process_conforms)
+                return _under("the post-process under this lookup", faults)
+        return []
+
+    def _search_faults(self, request: LookupRequest) -> list[model.Violation]:
+        """What the implementation's own search breaks for the searches this lookup makes."""
+        for category in dict.fromkeys((request.category, None)):
+            search = request.search(category)
+            _, _, found = self._search_checked(search)
+            faults = model.failing(found)
+            if faults:
+                faults = self._attribute(
+                    search, faults, lambda r: not model.failing(self._search_checked(r)[2])
+                )
+                return _under("the search under this lookup", faults)
+        return []
+
+    def _hybrid_collections(self) -> frozenset[str] | None:
+        """The collections the implementation's hybrid mode searches, learnt once per run by asking it one
+        hybrid question through the recording proxy (None when it has no hybrid mode, or it failed)."""
+        if "hybrid_collections" not in self._memory:
+            self._memory["hybrid_collections"] = self._ask_hybrid_collections()
+        collections: frozenset[str] | None = self._memory["hybrid_collections"]
+        return collections
+
+    def _ask_hybrid_collections(self) -> frozenset[str] | None:
+        oracle = self._need_oracle()
+        if self._recorder is None or "bm25" in oracle.lacks or not oracle.corpus.queries:
+            return None
+        question = next(iter(oracle.corpus.queries.values()))
+        search = SearchRequest(
+            query_text=question.text, query_vector=question.vector, mode="hybrid", k=question.k
+        )
+        try:
+            with self._recording() as calls:
+                if self.info.supports("search", "hybrid"):
+                    ask(self.implementation, "search", search, expect=SearchReply)
+                elif self.info.supports("lookup", "hybrid"):
+                    lookup = LookupRequest(
+                        query_text=question.text, query_vector=question.vector, mode="hybrid"
+                    )
+                    ask(self.implementation, "lookup", lookup, expect=LookupReply)
+                else:
+                    return None
+        except ConformanceError:
+            return None
+        found = frozenset(c.collection for c in calls if c.method in model.DATA_READS and c.collection)
+        return found or None
+
+    # -- attribution ---------------------------------------------------------------------------------
+
+    def _attribute(
+        self, question: Any, found: list[model.Violation], conforms: Callable[[Any], bool]
+    ) -> list[model.Violation]:
+        """The findings, counted under the input whose removal makes the question conform (if any)."""
+        for variation, varied in variations(question):
+            try:
+                ok = conforms(varied)
+            except ConformanceError:
+                continue  # the varied question errored: it explains nothing
+            if ok:
+                return reattribute(found, variation)  # the first input whose removal explains it
+        return found
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def _normalizer(self) -> model.Normalizer | None:
+        """The implementation's own normalizer, asked without judging (post-process blames the block)."""
+        if not self.info.supports("quality"):
+            return None
+
+        def normalizer(request: QualityRequest) -> float:
+            answer: float = ask(self.implementation, "quality_score", request, expect=float)
+            return answer
+
+        return normalizer
+
+    def _need_oracle(self) -> MilvusOracle:
+        if self._oracle is None:
+            raise RuntimeError("kit bug: a Milvus-backed question without the oracle")
+        return self._oracle()
+
+    def _recording(self) -> _Recording:
+        return _Recording(self._recorder() if self._recorder is not None else None)
+
+    def _seen(self, operation: str, request: Any, reply: Any) -> None:
+        if self._observe is not None:
+            self._observe(operation, request, reply)
+
+    def _verdict(self, operation: str, found: Sequence[model.Violation]) -> None:
+        for v in model.noted(found):
+            if v.note() not in self.notes:
+                self.notes.append(v.note())
+        failing = model.failing(found)
+        if failing:
+            raise model.SpecViolationError(f"{operation} reply", failing)
+
+    def _note_extras(self, operation: str, reply: BaseModel) -> None:
+        extra = sorted(set(_extra_fields(reply)))
+        if extra:
+            note = f"{operation} reply carried fields the protocol does not define: {', '.join(extra)}"
+            if note not in self.notes:
+                self.notes.append(note)
+
+
+def _under(where: str, found: Sequence[model.Violation]) -> list[model.Violation]:
+    return [model.Violation(v.rule, f"{where}: {v.item}", v.expected, v.actual, v.varied) for v in found]
+
+
+class _Recording:
+    """``with`` block collecting what the recording proxy saw during one call (nothing without a proxy)."""
+
+    def __init__(self, proxy: Any) -> None:
+        self._proxy = proxy
+        self._calls: list[Any] = []
+
+    def __enter__(self) -> list[Any]:
+        self._mark = self._proxy.mark() if self._proxy is not None else 0
+        return self._calls
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proxy is not None:
+            self._calls.extend(self._proxy.calls_since(self._mark))
+
+
+def _extra_fields(value: Any, path: str = "") -> Iterator[str]:
+    if isinstance(value, BaseModel):
+        for name in value.model_extra or {}:
+            yield f"{path}{name}"
+        for name in type(value).model_fields:
+            yield from _extra_fields(getattr(value, name), f"{path}{name}.")
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _extra_fields(item, path.rstrip(".") + "[].")

@@ -1,0 +1,413 @@
+"""Search (R1, R2, R6, R7): the hits of one search against what the kit's oracle knows about it.
+
+The oracle's answer (:class:`SearchTruth`) comes from first principles: brute-force squared L2 for every
+chunk, and RRF fused by the kit from the engine's separate dense and BM25 answers, with the request's k.
+Chunks whose expected scores tie may come in any order (engines break ties differently).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Protocol
+
+from ...boundary._protocol import Hit, SearchReply, SearchRequest
+from ._labels import canonical
+from ._numbers import DISTANCE_TOLERANCE, show
+from ._rules import Violation, violation
+
+__all__ = [
+    "DATA_READS",
+    "DENSE_TIE",
+    "FUSED_TIE",
+    "EngineCall",
+    "Expected",
+    "SearchTruth",
+    "check_dense_only",
+    "check_search",
+    "tie_groups",
+    "truth_ties",
+]
+
+ChunkKey = tuple[str, int]
+DENSE_TIE = 1e-5
+"""Squared L2 distances closer than this are a tie: engines sum float32 in their own order."""
+FUSED_TIE = 1e-9
+"""Fused scores closer than this (relative) are a tie: two RRF sums of the same ranks, or float32 noise."""
+# Placeholder scores the legacy store gave BM25-only hits: maxL2Distance for unit vectors, 2 under the
+# design note's Euclidean reading and 4 under Milvus's squared L2 (readings 2).
+MAX_L2_PLACEHOLDERS = (2.0, 4.0)
+DATA_READS = frozenset({"Search", "HybridSearch", "Query", "SearchByPrimaryKeys"})
+"""Engine calls that read the collection's data (every other call is schema, loading or housekeeping)."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One expected hit: the chunk and the score that ranks it (L2 for dense, fused score for hybrid)."""
+
+    key: ChunkKey
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchTruth:
+    """The oracle's answer to one search request."""
+
+    ranking: tuple[Expected, ...]
+    distances: Mapping[ChunkKey, float]
+    bm25_only: frozenset[ChunkKey] = frozenset()
+    tie: float = DENSE_TIE  # scores this close tie (relative for fused scores)
+    relative_tie: bool = False
+    spill: tuple[Expected, ...] = ()  # past the answer's end, tied with its last entry: may take its place
+
+
+def tie_groups(
+    ranking: Sequence[Expected], tie: float = DENSE_TIE, *, relative: bool = False
+) -> list[tuple[int, int]]:
+    """``(start, end)`` index ranges of ``ranking`` whose scores tie (each within ``tie`` of the next)."""
+    groups, start = [], 0
+    while start < len(ranking):
+        end = start + 1
+        while end < len(ranking) and _ties(ranking[end - 1].score, ranking[end].score, tie, relative):
+            end += 1
+        groups.append((start, end))
+        start = end
+    return groups
+
+
+def _ties(a: float, b: float, tie: float, relative: bool) -> bool:
+    return abs(a - b) <= tie * (max(abs(a), abs(b)) if relative else 1.0)
+
+
+def truth_ties(truth: SearchTruth) -> list[tuple[int, int]]:
+    """The tie groups of ``truth``'s ranking."""
+    return tie_groups(truth.ranking, truth.tie, relative=truth.relative_tie)
+
+
+def _key(hit: Hit) -> ChunkKey:
+    return (hit.doc_id, hit.chunk_index)
+
+
+def _show(key: ChunkKey) -> str:
+    return f"{key[0]}#{key[1]}"
+
+
+def check_search(request: SearchRequest, reply: SearchReply, truth: SearchTruth) -> list[Violation]:
+    """Every rule the spec fixes for one search reply; an empty list means the spec allows it."""
+    hits = sorted(reply.hits, key=lambda h: h.original_rank)
+    found: list[Violation] = []
+    ranks = [h.original_rank for h in hits]
+    if ranks != list(range(1, len(hits) + 1)):
+        found.append(violation("ranks", f"{request.mode} hits", f"originalRank 1..{len(hits)}", str(ranks)))
+    found += _labels(request, hits)
+    order = _order(request, hits, truth)
+    found += order
+    for hit in hits:
+        want = truth.distances.get(_key(hit))
+        if hit.dense_distance is None or want is None or abs(hit.dense_distance - want) <= DISTANCE_TOLERANCE:
+            continue
+        item = f"hit {_show(_key(hit))}"
+        if _placeholder(hit.dense_distance):
+            wanted, got = f"its dense L2 distance {want:.6f}", f"denseDistance {show(hit.dense_distance)}"
+            found.append(violation("no-placeholder", item, wanted, f"{got}, a max-L2 placeholder"))
+        else:
+            found.append(violation("dense-distance-value", item, f"{want:.6f}", show(hit.dense_distance)))
+    if request.mode == "dense":
+        found += _dense_scores(hits, truth)
+    else:
+        # Scores ordered like the fused scores are only comparable when the hits are the right ones.
+        found += _hybrid_scores(hits, truth, compare_order=not order)
+    return found
+
+
+def _placeholder(value: float) -> bool:
+    return any(abs(value - p) <= DISTANCE_TOLERANCE for p in MAX_L2_PLACEHOLDERS)
+
+
+def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
+    found = []
+    for hit in hits:
+        item = f"{request.mode} hit {_show(_key(hit))}"
+        if canonical(hit.score_label) != request.mode:
+            rule = (
+                "dense-distance-label"
+                if hit.dense_distance is not None and request.mode == "hybrid"
+                else "hit-label"
+            )
+            found.append(
+                violation(rule, item, f"a label canonicalizing to {request.mode!r}", repr(hit.score_label))
+            )
+            if request.mode == "hybrid" and hit.score_label == "l2_distance":
+                found.append(
+                    violation("l2-relabel", item, "'hybrid'", "'l2_distance', the legacy L2 backfill's")
+                )
+        elif hit.score_label == "bm25_only_no_dense":
+            found.append(violation("no-bm25-only-label", item, "'hybrid'", "'bm25_only_no_dense'"))
+        elif hit.score_label != request.mode:
+            found.append(
+                violation(
+                    "emitted-alias",
+                    item,
+                    f"{request.mode!r}: a hit is a new emission, and carries dense or hybrid only",
+                    f"{hit.score_label!r}, a legacy alias",
+                )
+            )
+    return found
+
+
+def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:
+    got = [_key(h) for h in hits]
+    want = [e.key for e in truth.ranking]
+    rule = "dense-hits" if request.mode == "dense" else "hybrid-order"
+    what = (
+        f"the {len(want)} nearest chunks by ascending L2"
+        + (f" in category {request.category!r}" if request.category else "")
+        if request.mode == "dense"
+        else f"RRF (k={request.rrf_k}) of the dense and BM25 searches at limit {request.k}"
+        + (f", category {request.category!r}" if request.category else "")
+    )
+    shown_want = ", ".join(map(_show, want)) or "no hits"
+    shown_got = ", ".join(map(_show, got)) or "no hits"
+    if len(got) != len(want):
+        return [violation(rule, f"{request.mode} hits by originalRank", f"{what}: {shown_want}", shown_got)]
+    for start, end in truth_ties(truth):
+        want_group = {e.key for e in truth.ranking[start:end]}
+        if end == len(truth.ranking) and truth.spill:
+            # The last tie group straddles the answer's end: any of its chunks may take these places.
+            pool = want_group | {e.key for e in truth.spill}
+            if len(set(got[start:end])) == end - start and set(got[start:end]) <= pool:
+                continue
+        elif set(got[start:end]) == want_group:
+            continue
+        return [
+            violation(
+                rule,
+                f"{request.mode} hits by originalRank (first difference at rank {start + 1})",
+                f"{what}: {shown_want}",
+                shown_got,
+            )
+        ]
+    return []
+
+
+def _dense_scores(hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:
+    found = []
+    for hit in hits:
+        want = truth.distances.get(_key(hit))
+        if want is None:
+            continue
+        if hit.score is None or abs(hit.score - want) > DISTANCE_TOLERANCE:
+            found.append(
+                violation(
+                    "dense-score",
+                    f"dense hit {_show(_key(hit))}",
+                    f"its squared L2 distance {want:.6f}",
+                    show(hit.score),
+                )
+            )
+    return found
+
+
+def _hybrid_scores(hits: Sequence[Hit], truth: SearchTruth, *, compare_order: bool = True) -> list[Violation]:
+    """R2: a hybrid score is never the dense L2 (nor a placeholder, nor a function of the distance where the
+    fused order differs); a score on another scale than the fused one is noted."""
+    found = []
+    fused = {e.key: e.score for e in truth.ranking}
+    for hit in hits:
+        key, score = _key(hit), hit.score
+        distance = truth.distances.get(key)
+        if score is None or distance is None:
+            continue
+        if (
+            abs(score - distance) <= DISTANCE_TOLERANCE
+            and abs(fused.get(key, distance) - distance) > DISTANCE_TOLERANCE
+        ):
+            found.append(
+                violation(
+                    "hybrid-score",
+                    f"hybrid hit {_show(key)}",
+                    f"its fused score {fused.get(key, float('nan')):.6f} (or a score ordered like it)",
+                    f"{show(score)}, its dense L2 distance",
+                )
+            )
+        elif key in truth.bm25_only and _placeholder(score):
+            found.append(
+                violation(
+                    "no-placeholder",
+                    f"BM25-only hybrid hit {_show(key)}",
+                    f"its fused score {fused.get(key, float('nan')):.6f}",
+                    f"{show(score)}, a max-L2 placeholder",
+                )
+            )
+    if found or not compare_order:
+        return found
+    scored = [(fused[_key(h)], h.score, h) for h in hits if h.score is not None and _key(h) in fused]
+    unlike = _unordered(scored)
+    if unlike is None:
+        return []
+    (f1, s1, h1), (f2, s2, h2) = unlike
+    pair = f"hybrid hits {_show(_key(h1))} and {_show(_key(h2))}"
+    dense = [(truth.distances[_key(h)], s, h) for _, s, h in scored if _key(h) in truth.distances]
+    if _dense_map(dense, fused):
+        return [
+            violation(
+                "hybrid-score",
+                "hybrid hit scores",
+                "fused scores (or scores ordered like them), never a function of the dense L2 distance",
+                "scores that follow the dense distance, not the fused order: "
+                + ", ".join(f"{_show(_key(h))} d={d:.4f} score={show(s)}" for d, s, h in dense[:4]),
+            )
+        ]
+    return [
+        violation(
+            "hybrid-score-scale",
+            pair,
+            f"scores ordered like their fused scores ({f1:.6f} > {f2:.6f})",
+            f"{show(s1)} < {show(s2)}",
+        )
+    ]
+
+
+def _unordered(scored: Sequence[tuple[float, float | None, Hit]]) -> tuple[Any, Any] | None:
+    """Two hits whose scores are ordered against their fused scores, if any."""
+    for a in scored:
+        for b in scored:
+            if a[0] > b[0] * (1 + FUSED_TIE) and a[1] is not None and b[1] is not None and a[1] < b[1]:
+                return a, b
+    return None
+
+
+def _dense_map(pairs: Sequence[tuple[float, float | None, Hit]], fused: Mapping[ChunkKey, float]) -> bool:
+    """Whether the scores are a strictly monotone function of the dense distance (either direction), on
+    hits whose fused order differs from their dense order (where the two agree, nothing tells them apart)."""
+    keyed = [(d, fused[_key(h)]) for d, s, h in pairs if s is not None and _key(h) in fused]
+    if not any(d1 < d2 and f1 < f2 for d1, f1 in keyed for d2, f2 in keyed):
+        return False
+    ordered = sorted((d, s) for d, s, _ in pairs if s is not None)
+    distinct = [(d1, s1, d2, s2) for (d1, s1), (d2, s2) in pairwise(ordered) if d2 - d1 > DISTANCE_TOLERANCE]
+    if len(distinct) < 2:
+        return False
+    rising = all(s2 > s1 for _, s1, _, s2 in distinct)
+    falling = all(s2 < s1 for _, s1, _, s2 in distinct)
+    return rising or falling
+
+
+class _Target(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+
+class EngineCall(Protocol):
+    """What the recording proxy saw of one engine call (see ``RecordedCall``)."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def collection(self) -> str | None: ...
+    @property
+    def searches(self) -> Sequence[_Target]: ...
+    @property
+    def expr(self) -> str | None: ...
+    @property
+    def result_keys(self) -> tuple[object, ...] | None: ...
+    @property
+    def primary_field(self) -> str | None: ...
+    def describe(self) -> str: ...
+
+
+def check_dense_only(
+    calls: Sequence[EngineCall], what: str, *, hybrid_collections: frozenset[str] | None = None
+) -> list[Violation]:
+    """R6: in dense mode every data-reading engine call is a dense ANN search, and there is one; on the
+    collection hybrid mode searches (``hybrid_collections``, when known): "a same-collection baseline".
+
+    Fetching the rows of exactly the hits a dense search returned, by their primary keys, hydrates that
+    search (text, metadata); it retrieves nothing, and is allowed (readings 17). A scalar query whose
+    filter could return any other row is retrieval, and fails.
+    """
+    reads = [c for c in calls if c.method in DATA_READS]
+    other: list[str] = []
+    returned: dict[tuple[str | None, str], set[object]] = {}
+    for call in reads:
+        if call.method == "Search" and len(call.searches) == 1 and call.searches[0].kind == "dense":
+            if call.result_keys is not None and call.primary_field:
+                returned.setdefault((call.collection, call.primary_field), set()).update(call.result_keys)
+            continue
+        if call.method == "Query" and _hydrates(call, returned):
+            continue
+        other.append(call.describe())
+    if other:
+        return [violation("dense-only", what, "dense ANN searches only", "; ".join(other))]
+    searched = {c.collection for c in reads if c.method == "Search" and c.collection}
+    elsewhere = sorted(searched - hybrid_collections) if hybrid_collections else []
+    if elsewhere:
+        hybrid = ", ".join(sorted(hybrid_collections or ()))
+        return [
+            violation(
+                "dense-only",
+                what,
+                f"dense ANN on the collection hybrid mode searches ({hybrid}): a same-collection baseline",
+                f"a dense search of {', '.join(elsewhere)}",
+            )
+        ]
+    if not any(c.method == "Search" for c in reads):
+        return [
+            violation(
+                "dense-only",
+                what,
+                "a dense ANN search",
+                "no search reached Milvus (" + (", ".join(c.method for c in calls) or "no call") + ")",
+            )
+        ]
+    return []
+
+
+_IN_LIST = re.compile(r"^\s*\(?\s*(\w+)\s+in\s+\[(.*)\]\s*\)?\s*$", re.IGNORECASE | re.DOTALL)
+_EQUALS = re.compile(r"^\s*\(?\s*(\w+)\s*==\s*(.+?)\s*\)?\s*$", re.DOTALL)
+
+
+def _hydrates(call: EngineCall, returned: Mapping[tuple[str | None, str], set[object]]) -> bool:
+    """Whether a query's filter selects only primary keys an earlier dense search of this call returned."""
+    if not call.expr:
+        return False
+    match = _IN_LIST.match(call.expr) or _EQUALS.match(call.expr)
+    if match is None:
+        return False
+    field, values = match.group(1), _literals(match.group(2))
+    allowed = returned.get((call.collection, field))
+    return bool(values) and allowed is not None and values <= allowed
+
+
+def _literals(text: str) -> set[object]:
+    """The integer or quoted-string literals of a comma-separated list (empty when anything else)."""
+    values: set[object] = set()
+    for part in _split_literals(text):
+        part = part.strip()
+        if re.fullmatch(r"-?\d+", part):
+            values.add(int(part))
+        elif len(part) >= 2 and part[0] == part[-1] and part[0] in "'\"":
+            values.add(part[1:-1].replace('\\"', '"').replace("\\'", "'"))
+        else:
+            return set()
+    return values
+
+
+def _split_literals(text: str) -> list[str]:
+    parts, current, quote = [], "", None
+    for char in text:
+        if quote:
+            current += char
+            if char == quote and not current.endswith("\\" + quote):
+                quote = None
+        elif char in "'\"":
+            quote, current = char, current + char
+        elif char == ",":
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current)
+    return parts

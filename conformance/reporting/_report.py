@@ -1,0 +1,304 @@
+"""Results of a conformance run: per scenario, per requirement, the verdict, and where it ran.
+
+Statuses:
+
+- ``passed``: every example of the scenario passed.
+- ``failed``: an assertion failed: the implementation answered, and the answer breaks the spec.
+- ``errored``: the implementation crashed or gave an invalid reply, or the kit could not set it up.
+- ``not_judged``: the scenario needs Milvus, and the engine was lost: the kit's own client could not
+  reach it either. Says nothing about the implementation; the ``message`` says when and where.
+- ``not_applicable``: the scenario needs a capability the implementation does not declare.
+- ``xfailed``: a known, declared divergence that still diverges.
+- ``skipped``: anything else pytest skipped, always with its reason.
+
+A failure names the requirement whose rule broke (``broken_requirements``), which need not be the
+requirement the scenario belongs to: every reply is checked against the whole spec, so a post-process
+scenario of R4 may see an R3 violation. The per-requirement table counts a failure where its rule
+lives. A run that could not judge at all (the adapter did not load, the engine was unreachable) has
+the verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its engine midway is
+``NOT JUDGED`` too, with the ``reason`` and every scenario judged before the loss (or needing no engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..boundary._decline import NOT_APPLICABLE_PREFIX
+
+__all__ = [
+    "NOT_APPLICABLE_PREFIX",
+    "NOT_JUDGED_PREFIX",
+    "Environment",
+    "Report",
+    "RequirementRow",
+    "ScenarioResult",
+    "SpecTally",
+    "Status",
+    "Summary",
+    "Verdict",
+    "broken_requirements",
+    "build_report",
+    "format_table",
+    "not_judged_report",
+]
+
+Status = Literal["passed", "failed", "errored", "not_judged", "not_applicable", "xfailed", "skipped"]
+Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED"]
+# When examples of one scenario disagree, the scenario takes the first status in this order.
+_PRECEDENCE: tuple[Status, ...] = (
+    "failed",
+    "errored",
+    "not_judged",
+    "passed",
+    "xfailed",
+    "not_applicable",
+    "skipped",
+)
+NOT_JUDGED_PREFIX = "NOT JUDGED: "  # a skip reason that starts so is a scenario the kit could not judge
+_FAILURE_LINE_CHARS = 300  # the table's failure lines: one line each; report.json keeps the whole text
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScenarioResult(_Model):
+    id: str
+    requirement: str
+    requirement_id: str
+    name: str
+    status: Status
+    message: str | None = None
+    derived: bool = False
+    engine_check: bool = False
+    spec_hash: str | None = None
+    examples: int = 1
+    duration_s: float = 0.0
+    broken_requirements: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class Summary(_Model):
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    not_judged: int = 0
+    not_applicable: int = 0
+    xfailed: int = 0
+    skipped: int = 0
+    total: int = 0
+    # In a requirement's row: its scenarios that failed on another requirement's rule before reaching
+    # their own checks. They neither pass nor fail this requirement.
+    blocked: int = 0
+
+
+class RequirementRow(_Model):
+    requirement: str
+    requirement_id: str
+    summary: Summary
+    verdict: Verdict
+
+
+class Environment(_Model):
+    kit_version: str
+    spec_sha256: str | None
+    adapter: dict[str, object] | None = None
+    milvus: dict[str, object] | None = None
+    hypothesis_seed: int | None = None
+    python: str
+    platform: str
+
+
+class SpecTally(_Model):
+    """How the spec's own scenarios fared, counted by spec text (``@spec`` hash).
+
+    A spec scenario transcribed several times (once per capability) passes only if every transcription
+    passed. Derived scenarios and engine checks carry no hash and are not counted.
+    """
+
+    passed: int
+    total: int
+
+
+class Report(_Model):
+    summary: Summary
+    spec_scenarios: SpecTally
+    verdict: Verdict
+    requirements: tuple[RequirementRow, ...]
+    scenarios: tuple[ScenarioResult, ...]
+    environment: Environment
+    reason: str | None = None
+    warnings: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()  # choices the spec allows that defeat its purpose: never a failure
+
+
+def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
+    """One result per scenario id: outline examples fold into their scenario."""
+    by_id: dict[str, list[ScenarioResult]] = {}
+    for result in results:
+        by_id.setdefault(result.id, []).append(result)
+    merged = []
+    for group in by_id.values():
+        worst = min(group, key=lambda r: _PRECEDENCE.index(r.status))
+        failing = [r for r in group if r.status == worst.status]
+        merged.append(
+            worst.model_copy(
+                update={
+                    "examples": len(group),
+                    "duration_s": round(sum(r.duration_s for r in group), 6),
+                    "broken_requirements": _union(r.broken_requirements for r in failing),
+                    "rules": _union(r.rules for r in failing),
+                    "notes": _union(r.notes for r in group),
+                }
+            )
+        )
+    return merged
+
+
+def _union(parts: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item for part in parts for item in part))
+
+
+def broken_requirements(result: ScenarioResult) -> tuple[str, ...]:
+    """Where a failure counts: the requirements whose rules it broke (its own, for older reports)."""
+    if result.status != "failed":
+        return ()
+    return result.broken_requirements or (result.requirement_id,)
+
+
+def _summary(results: Iterable[ScenarioResult]) -> Summary:
+    counts = dict.fromkeys(_PRECEDENCE, 0)
+    for result in results:
+        counts[result.status] += 1
+    return Summary(**counts, total=sum(counts.values()))
+
+
+def _verdict(summary: Summary) -> Verdict:
+    """A requirement's verdict: a failure judged stays one, even when others could not be judged."""
+    if summary.failed or summary.errored:
+        return "DOES NOT CONFORM"
+    if summary.not_judged:
+        return "NOT JUDGED"  # what passed does not show that the rest would have
+    if summary.passed or summary.xfailed:
+        return "CONFORMS"
+    if summary.blocked:
+        return "NOT JUDGED"  # every scenario of it stopped at another requirement's violation
+    return "NOT APPLICABLE"
+
+
+def build_report(
+    results: Iterable[ScenarioResult],
+    environment: Environment,
+    *,
+    requirement_order: Sequence[str] = (),
+    reason: str | None = None,
+) -> Report:
+    """Fold examples, count per requirement and decide verdicts.
+
+    Requirements come in ``requirement_order`` (their titles, as in the spec), then any others in order
+    of first appearance. A run with a scenario NOT JUDGED is NOT JUDGED as a whole, failures or not:
+    it is incomplete, and ``reason`` says why; what was judged stays in the report.
+    """
+    scenarios = merge_examples(results)
+    groups: dict[str, list[ScenarioResult]] = {}
+    rank = {title: i for i, title in enumerate(requirement_order)}
+    for result in sorted(scenarios, key=lambda r: rank.get(r.requirement, len(rank))):
+        groups.setdefault(result.requirement_id, []).append(result)
+    rows = []
+    for requirement_id, group in groups.items():
+        # A failure counts under the requirement whose rule broke, wherever the scenario lives.
+        failed = sum(requirement_id in broken_requirements(r) for r in scenarios)
+        blocked = sum(r.status == "failed" and requirement_id not in broken_requirements(r) for r in group)
+        summary = _summary(r for r in group if r.status != "failed")
+        summary = summary.model_copy(
+            update={"failed": failed, "blocked": blocked, "total": summary.total + failed}
+        )
+        rows.append(
+            RequirementRow(
+                requirement=group[0].requirement,
+                requirement_id=requirement_id,
+                summary=summary,
+                verdict=_verdict(summary),
+            )
+        )
+    summary = _summary(scenarios)
+    transcriptions: dict[str, list[ScenarioResult]] = {}
+    for result in scenarios:
+        if result.spec_hash:
+            transcriptions.setdefault(result.spec_hash, []).append(result)
+    passed = sum(all(r.status == "passed" for r in group) for group in transcriptions.values())
+    return Report(
+        summary=summary,
+        spec_scenarios=SpecTally(passed=passed, total=len(transcriptions)),
+        verdict="NOT JUDGED" if summary.not_judged else _verdict(summary),
+        requirements=tuple(rows),
+        scenarios=tuple(scenarios),
+        environment=environment,
+        reason=reason,
+    )
+
+
+def not_judged_report(reason: str, environment: Environment, *, warnings: Sequence[str] = ()) -> Report:
+    """The report of a run that could not judge at all: no scenarios, verdict NOT JUDGED, the reason."""
+    return Report(
+        summary=Summary(),
+        spec_scenarios=SpecTally(passed=0, total=0),
+        verdict="NOT JUDGED",
+        requirements=(),
+        scenarios=(),
+        environment=environment,
+        reason=reason,
+        warnings=tuple(warnings),
+    )
+
+
+def format_table(report: Report) -> str:
+    """The per-requirement table printed at the end of a run.
+
+    A "not judged" column appears only in a run that has such scenarios; they get one line together,
+    the report's reason, instead of one line each.
+    """
+    not_judged = bool(report.summary.not_judged)
+    header = ("requirement", "passed", "failed", "errored", *(("not judged",) * not_judged), "n/a", "verdict")
+
+    def cells(name: str, summary: Summary, verdict: str) -> tuple[str, ...]:
+        counts: tuple[int, ...] = (summary.passed, summary.failed, summary.errored)
+        counts += (summary.not_judged,) * not_judged + (summary.not_applicable,)
+        return (name, *map(str, counts), verdict)
+
+    def verdict(row: RequirementRow) -> str:
+        blocked = row.summary.blocked
+        return row.verdict + (f" ({blocked} stopped by another requirement)" if blocked else "")
+
+    rows = [cells(row.requirement, row.summary, verdict(row)) for row in report.requirements]
+    total = cells("TOTAL", report.summary, report.verdict)
+    widths = [max(len(r[i]) for r in (header, *rows, total)) for i in range(len(header))]
+    rule = "  ".join("-" * w for w in widths)
+
+    def line(r: tuple[str, ...]) -> str:
+        return "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+
+    lines = [line(header), rule, *map(line, rows), rule, line(total)]
+    tally = report.spec_scenarios
+    if tally.total:
+        lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
+    failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
+    for r in failures:
+        breaks = f" [breaks {', '.join(broken_requirements(r))}]" if r.status == "failed" else ""
+        lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
+    if not_judged and report.reason:
+        lines.append(f"NOT JUDGED: {report.reason}")
+    return "\n".join(lines)
+
+
+def _first_line(message: str | None) -> str:
+    """One line of a failure message: its first line, shortened; the report keeps all of it."""
+    text = (message or "").strip()
+    first, _, rest = text.partition("\n")
+    if len(first) > _FAILURE_LINE_CHARS:
+        return first[: _FAILURE_LINE_CHARS - 1] + "…"
+    return first + (" […]" if rest.strip() else "")

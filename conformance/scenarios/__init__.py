@@ -1,0 +1,22 @@
+"""The scenarios in pytest: step definitions, fixtures, strategies, the run's resources and its suite.
+
+- ``steps/``: the Gherkin steps, one module per domain (labels, quality, post-process, gates, search,
+  lookup, evidence, engine, properties, the knowledge base).
+- ``_fixtures``: every ``rqs_*`` fixture in one place, and the two gates every scenario passes.
+- ``_profiles``: how many examples a property draws, by profile.
+- ``_strategies``: the Hypothesis strategies of the property scenarios.
+- ``_resources``: the run's implementation and engine, made once; NOT JUDGED before the first scenario
+  when either cannot be had.
+- ``_engine_watch``: an engine lost mid-run makes the rest NOT JUDGED, never the implementation's fault.
+- ``_step_lookup``: a cache for pytest-bdd's step lookup, for the kit's own suite only.
+- ``_suite/``: the kit's pytest suite (one module binding every feature file) and its ``pytest.ini``.
+
+Registered by :mod:`conformance.plugin`; the plugin itself only names what to register.
+"""
+
+from .steps import STEP_MODULES
+
+__all__ = ["PLUGIN_MODULES"]
+
+PLUGIN_MODULES: tuple[str, ...] = (*STEP_MODULES, "conformance.scenarios._fixtures")
+"""Every module the plugin registers: the step definitions, then the fixtures."""

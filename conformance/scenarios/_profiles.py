@@ -1,0 +1,16 @@
+"""How many examples a property scenario draws, by ``--rqs-profile``: one home for the counts."""
+
+from __future__ import annotations
+
+__all__ = ["KNOWLEDGE_BASE_EXAMPLES", "PROFILE_ENV", "PROPERTY_PROFILES"]
+
+# "selftest" runs every miniature of the mutation matrix: 10 examples without shrinking. The matrix needs
+# verdicts only, and every reply is also checked whole by the model, so the deterministic scenarios
+# catch every miniature; properties add random inputs on top.
+PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 10}
+"""Examples per property over pure capabilities (post-process, the normalizer)."""
+KNOWLEDGE_BASE_EXAMPLES = {"ci": 8, "thorough": 100, "selftest": 4}
+"""Examples per property over the knowledge base, after its explicit requests: each is a search or a
+lookup on Milvus, not a call to pure code."""
+PROFILE_ENV = "RQS_PROFILE"
+"""A default profile for every run of a CI job (the kit's own tests set it)."""

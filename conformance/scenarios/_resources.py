@@ -1,0 +1,206 @@
+"""Before the first scenario: load the implementation and reach the engine, or say why nothing can be judged.
+
+A run whose adapter cannot be loaded, or whose Milvus cannot be started or reached, says nothing about
+the implementation. Instead of one ERRORED scenario per question, such a run ends before its first
+scenario with one usage error naming the cause and what to do, and a NOT JUDGED report:
+``rag-conformance run`` exits 2, pytest with its own usage-error code.
+
+The run resources also answer, during the run, whether the kit itself still reaches the engine (see
+:mod:`conformance.scenarios._engine_watch`), and close what they made without hanging on an engine that
+is gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from ..adapters._loading import CMD_PREFIX, load_adapter
+from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
+from ..boundary._protocol import ImplementationInfo
+from ..reporting._outcomes import OutcomeCollector
+
+__all__ = ["MILVUS_CAPABILITIES", "RunResources", "one_line"]
+
+MILVUS_CAPABILITIES = ("search", "lookup")
+_LINE_CHARS = 300
+
+
+class RunResources:
+    """The run's implementation and engine: made once, on first need, closed adapter first."""
+
+    key = pytest.StashKey["RunResources"]()
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        *,
+        adapter_address: str,
+        milvus: str,
+        stdio_options: Mapping[str, Any],
+    ) -> None:
+        self.adapter_address = adapter_address
+        self.milvus = milvus
+        self._stdio_options = dict(stdio_options)
+        self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
+        self._loaded: tuple[Any, ImplementationInfo] | None = None
+        self._engine: Any = None
+        config.stash[self.key] = self
+
+    # -- on first need ------------------------------------------------------------------------------
+
+    def adapter(self) -> tuple[Any, ImplementationInfo]:
+        """The loaded implementation and what it says about itself."""
+        if self._loaded is None:
+            self._loaded = load_adapter(self.adapter_address, stdio_options=self._stdio_options)
+            self._outcomes.adapter = self._loaded[1]
+        return self._loaded
+
+    def engine(self) -> Any:
+        """The Milvus engine of this run, started or reached once."""
+        if self._engine is None:
+            from ..engines import start_engine  # lazy: importing the plugin starts nothing
+
+            self._engine = start_engine(self.milvus)
+            self._outcomes.milvus = self._engine.describe()
+        return self._engine
+
+    @property
+    def info(self) -> ImplementationInfo | None:
+        """What the implementation says about itself, once loaded; None before."""
+        return self._loaded[1] if self._loaded is not None else None
+
+    def engine_unreachable(self) -> str | None:
+        """Whether the kit itself still reaches the run's engine: None if it answers a short call through
+        the kit's own client (or no engine was started), else what that call got."""
+        if self._engine is None:
+            return None
+        try:
+            self._engine.check_reachable()
+        except EngineError as exc:
+            return str(exc)
+        return None
+
+    def close_adapter(self) -> None:
+        """Close the implementation (it drops what it made); after the engine was lost, a failure of that
+        is a warning: the implementation could not have reached the engine."""
+        loaded, self._loaded = self._loaded, None
+        if loaded is None:
+            return
+        if self._outcomes.lost_engine is None:
+            loaded[0].close()
+            return
+        try:
+            loaded[0].close()
+        except Exception as exc:
+            self._outcomes.warn(
+                f"after the engine was lost, closing the implementation failed: {one_line(exc)}"
+            )
+
+    def close_engine(self) -> None:
+        """Drop the run's collections and stop what was started; after the engine was lost, each call of
+        the cleanup is bounded and a failure of it is a warning naming what may remain."""
+        engine, self._engine = self._engine, None
+        if engine is None:
+            return
+        if self._outcomes.lost_engine is None:
+            engine.close()
+            return
+        from ..engines._engine import PROBE_SECONDS
+
+        try:
+            engine.close(timeout=PROBE_SECONDS)
+        except ConformanceError as exc:
+            self._outcomes.warn(f"after the engine was lost: {one_line(exc)}")
+
+    def close(self) -> None:
+        """Adapter first: it drops its collections from the engine, which must still be there."""
+        try:
+            self.close_adapter()
+        finally:
+            self.close_engine()
+
+    # -- before the first scenario ----------------------------------------------------------------
+
+    def preflight(self, items: Sequence[pytest.Item]) -> None:
+        """Load what the selected kit scenarios will need; :class:`pytest.UsageError` if that fails."""
+        kit = [item for item in items if item.get_closest_marker("rqs_id") is not None]
+        needs = {str(m.args[0]) for item in kit for m in item.iter_markers("rqs_needs") if m.args}
+        info = None
+        if needs:
+            try:
+                info = self.adapter()[1]
+            except ConformanceError as exc:
+                self._not_judged(_adapter_problem(self.adapter_address, exc))
+        wants_engine = any(item.get_closest_marker("rqs_engine_check") is not None for item in kit)
+        if info is not None:
+            wants_engine |= any(
+                need.partition(":")[0] in MILVUS_CAPABILITIES and info.supports(need) for need in needs
+            )
+        if wants_engine:
+            try:
+                self.engine()
+            except ConformanceError as exc:
+                self.close_adapter()
+                self._not_judged(_engine_problem(self.milvus, exc))
+
+    def _not_judged(self, problem: tuple[str, str, str]) -> None:
+        cause, detail, advice = problem
+        self._outcomes.not_judged(f"{cause}: {detail}")
+        raise pytest.UsageError(
+            f"rag-conformance could not judge the implementation: {cause}.\n"
+            f"  {detail}\n"
+            f"  What to do: {advice}\n"
+            "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+        )
+
+
+def one_line(exc: BaseException) -> str:
+    """An error on one line, for a warning or a message: its type, its first line, shortened."""
+    text = str(getattr(exc, "message", None) or exc).strip()  # pymilvus's str() is its repr
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if type(exc).__name__ not in first:
+        first = f"{type(exc).__name__}: {first}"
+    return first if len(first) <= _LINE_CHARS else first[: _LINE_CHARS - 1] + "…"
+
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    if not isinstance(exc, AdapterLoadError) and type(exc).__name__ not in text:
+        text = f"{type(exc).__name__}: {text}"
+    return text.replace("\n", "\n  ")
+
+
+def _adapter_problem(spec: str, exc: BaseException) -> tuple[str, str, str]:
+    if spec.startswith(CMD_PREFIX):
+        command = spec[len(CMD_PREFIX) :]
+        return (
+            "the stdio program did not complete the start handshake",
+            _detail(exc),
+            f"run `rag-conformance smoke --adapter-cmd {_quote(command)}` for step-by-step advice; the "
+            "program must answer the start line with one JSON line on stdout and log to stderr",
+        )
+    return (
+        "the adapter could not be loaded",
+        _detail(exc),
+        "fix what the line above names. The adapter address (--adapter, or --rqs-adapter in pytest) is "
+        "'reference', an entry-point name, or module:attr importable from here; the guide "
+        "docs/writing-an-adapter.md shows a complete adapter",
+    )
+
+
+def _engine_problem(milvus: str, exc: BaseException) -> tuple[str, str, str]:
+    return (
+        f"Milvus ({milvus}) could not be started or reached",
+        _detail(exc),
+        "check the engine address (--milvus, or --rqs-milvus in pytest): lite, uri:<uri> or "
+        "container[:image]; for a uri, that the server is up and reachable from here",
+    )
+
+
+def _quote(command: str) -> str:
+    import shlex
+
+    return shlex.quote(command)

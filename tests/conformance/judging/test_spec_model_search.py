@@ -1,0 +1,405 @@
+"""The executable model on hand-made search and lookup replies: the engine's answer as the truth, and
+every freedom the spec leaves (ties, fused or fused-ordered scores, merged or replaced retries).
+"""
+
+from __future__ import annotations
+
+from conformance.boundary._protocol import (
+    Hit,
+    LookupReply,
+    LookupRequest,
+    PostProcessConfig,
+    SearchReply,
+    SearchRequest,
+)
+from conformance.judging import _spec_model as model
+from tests.conformance.judging._model_cases import CONFIG, block, cand, dq, rules
+
+# -- search ------------------------------------------------------------------------------------------------
+
+
+DISTANCES = {("a", 0): 0.1, ("b", 0): 0.3, ("c", 0): 0.5, ("d", 0): 1.9}
+
+
+def hit(doc: str, rank: int, score: float | None, label: str, dd: float | None = None) -> Hit:
+    return Hit(
+        doc_id=doc, chunk_index=0, original_rank=rank, score=score, score_label=label, dense_distance=dd
+    )
+
+
+def search(mode: str, rrf_k: int = 60) -> SearchRequest:
+    return SearchRequest(query_text="q", query_vector=(1.0, 0.0), mode=mode, k=3, rrf_k=rrf_k)  # type: ignore[arg-type]
+
+
+DENSE_TRUTH = model.SearchTruth(
+    tuple(model.Expected(k, DISTANCES[k]) for k in [("a", 0), ("b", 0), ("c", 0)]), DISTANCES
+)
+# fused: c is BM25-only and ranks second; order differs from the dense order.
+HYBRID_TRUTH = model.SearchTruth(
+    (model.Expected(("a", 0), 0.0325), model.Expected(("d", 0), 0.0164), model.Expected(("b", 0), 0.0161)),
+    DISTANCES,
+    frozenset({("d", 0)}),
+)
+
+
+def test_dense_hits_are_the_nearest_with_their_squared_l2() -> None:
+    good = SearchReply(hits=(hit("a", 1, 0.1, "dense"), hit("b", 2, 0.3, "dense"), hit("c", 3, 0.5, "dense")))
+    assert model.check_search(search("dense"), good, DENSE_TRUTH) == []
+    alias = SearchReply(hits=(good.hits[0], good.hits[1].model_copy(update={"score_label": "l2_distance"})))
+    assert "emitted-alias" in rules(model.check_search(search("dense"), alias, DENSE_TRUTH))
+    euclid = SearchReply(hits=tuple(h.model_copy(update={"score": h.score**0.5}) for h in good.hits))
+    assert rules(model.check_search(search("dense"), euclid, DENSE_TRUTH)) == {"dense-score"}
+    zero_based = SearchReply(
+        hits=tuple(h.model_copy(update={"original_rank": h.original_rank - 1}) for h in good.hits)
+    )
+    assert "ranks" in rules(model.check_search(search("dense"), zero_based, DENSE_TRUTH))
+    extra = SearchReply(hits=(*good.hits, hit("d", 4, 1.9, "dense")))
+    assert rules(model.check_search(search("dense"), extra, DENSE_TRUTH)) == {"dense-hits"}
+
+
+def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None:
+    fused = (
+        hit("a", 1, 0.0325, "hybrid", 0.1),
+        hit("d", 2, 0.0164, "hybrid", 1.9),
+        hit("b", 3, 0.0161, "hybrid"),
+    )
+    assert model.check_search(search("hybrid"), SearchReply(hits=fused), HYBRID_TRUTH) == []
+    reversed_scale = tuple(h.model_copy(update={"score": -h.score}) for h in fused)
+    found = model.check_search(search("hybrid"), SearchReply(hits=reversed_scale), HYBRID_TRUTH)
+    assert rules(found) == {"hybrid-score-scale"}  # another scale than the fused one: noted
+    assert model.failing(found) == []
+    scaled = tuple(h.model_copy(update={"score": h.score * 100}) for h in fused)
+    assert model.check_search(search("hybrid"), SearchReply(hits=scaled), HYBRID_TRUTH) == []
+    no_score = tuple(h.model_copy(update={"score": None}) for h in fused)
+    assert model.check_search(search("hybrid"), SearchReply(hits=no_score), HYBRID_TRUTH) == []
+    from_distance = tuple(h.model_copy(update={"score": 1 / (1 + DISTANCES[(h.doc_id, 0)])}) for h in fused)
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=from_distance), HYBRID_TRUTH)) == {
+        "hybrid-score"
+    }
+    placeholder = (fused[0], fused[1].model_copy(update={"score": 2.0}), fused[2])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=placeholder), HYBRID_TRUTH)) == {
+        "no-placeholder"
+    }
+    distance_placeholder = (fused[0], fused[1].model_copy(update={"dense_distance": 4.0}), fused[2])
+    found = model.check_search(search("hybrid"), SearchReply(hits=distance_placeholder), HYBRID_TRUTH)
+    assert rules(found) == {"no-placeholder"}
+    as_dense = (fused[0].model_copy(update={"score_label": "dense"}), *fused[1:])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=as_dense), HYBRID_TRUTH)) == {
+        "dense-distance-label"
+    }
+    bm25_only = (fused[0], fused[1].model_copy(update={"score_label": "bm25_only_no_dense"}), fused[2])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=bm25_only), HYBRID_TRUTH)) == {
+        "no-bm25-only-label"
+    }
+    wrong_distance = (fused[0].model_copy(update={"dense_distance": 0.1**0.5}), *fused[1:])
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=wrong_distance), HYBRID_TRUTH)) == {
+        "dense-distance-value"
+    }
+    by_distance = (
+        fused[0],
+        fused[2].model_copy(update={"original_rank": 2}),
+        fused[1].model_copy(update={"original_rank": 3}),
+    )
+    assert "hybrid-order" in rules(
+        model.check_search(search("hybrid"), SearchReply(hits=by_distance), HYBRID_TRUTH)
+    )
+
+
+def test_tied_expected_scores_may_come_in_either_order() -> None:
+    tied = model.SearchTruth((model.Expected(("a", 0), 0.5), model.Expected(("b", 0), 0.5)), DISTANCES)
+    reply = SearchReply(hits=(hit("b", 1, 0.5, "hybrid"), hit("a", 2, 0.5, "hybrid")))
+    assert model.check_search(search("hybrid"), reply, tied) == []
+
+
+class _Target:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+
+class _Call:
+    def __init__(
+        self,
+        method: str,
+        *kinds: str,
+        expr: str | None = None,
+        keys: tuple[object, ...] | None = None,
+        collection: str = "c",
+    ) -> None:
+        self.method = method
+        self.searches = tuple(_Target(k) for k in kinds)
+        self.collection = collection
+        self.expr = expr
+        self.result_keys = keys
+        self.primary_field = "pk" if keys is not None else None
+
+    def describe(self) -> str:
+        return f"{self.method}({', '.join(t.kind for t in self.searches)})"
+
+
+def test_dense_mode_reads_data_only_through_dense_ann() -> None:
+    assert model.check_dense_only([_Call("DescribeCollection"), _Call("Search", "dense")], "calls") == []
+    assert rules(model.check_dense_only([_Call("Search", "dense"), _Call("Query")], "calls")) == {
+        "dense-only"
+    }
+    assert rules(model.check_dense_only([_Call("Search", "text")], "calls")) == {"dense-only"}
+    assert rules(model.check_dense_only([_Call("HybridSearch", "dense", "text")], "calls")) == {"dense-only"}
+    assert rules(model.check_dense_only([_Call("LoadCollection")], "calls")) == {"dense-only"}
+
+
+def test_fetching_exactly_the_dense_hits_by_primary_key_is_hydration() -> None:
+    searched = _Call("Search", "dense", keys=(4, 9))
+    assert model.check_dense_only([searched, _Call("Query", expr="pk in [4, 9]")], "calls") == []
+    assert model.check_dense_only([searched, _Call("Query", expr="pk == 9")], "calls") == []
+    named = _Call("Search", "dense", keys=("a#0", "b'1"))
+    assert model.check_dense_only([named, _Call("Query", expr="pk in ['a#0', \"b'1\"]")], "calls") == []
+    for retrieval in ("pk in [4, 10]", "pk > 3", "doc_id in ['x']", "pk in [4] or pk > 0", ""):
+        calls = [searched, _Call("Query", expr=retrieval)]
+        assert rules(model.check_dense_only(calls, "calls")) == {"dense-only"}, retrieval
+    other_collection = _Call("Query", expr="pk in [4]", collection="other")
+    assert rules(model.check_dense_only([searched, other_collection], "calls")) == {"dense-only"}
+    before_the_search = [_Call("Query", expr="pk in [4]"), searched]
+    assert rules(model.check_dense_only(before_the_search, "calls")) == {"dense-only"}
+
+
+# -- lookup ------------------------------------------------------------------------------------------------
+
+
+def attempt(category: str | None, *docs: tuple[str, float]) -> model.Attempt:
+    return model.Attempt(category, tuple(cand(d, r, score) for r, (d, score) in enumerate(docs, start=1)))
+
+
+LOOKUP = model.LookupTruth(
+    unfiltered=attempt(None, ("a", 0.1), ("b", 0.3), ("c", 0.5)),
+    filtered=attempt("billing", ("c", 0.5), ("e", 1.4)),  # best billing quality 0.75
+)
+
+
+def lookup(category: str | None, **config: float) -> LookupRequest:
+    return LookupRequest(
+        query_text="q",
+        query_vector=(1.0, 0.0),
+        mode="dense",
+        category=category,
+        retrieve_k=3,
+        config=CONFIG.model_copy(update=config),
+    )
+
+
+def answer(attempt_: model.Attempt, path: str, config: PostProcessConfig = CONFIG) -> LookupReply:
+    blocks = [block(c, dq(c.score, config.max_l2_distance)) for c in attempt_.candidates]
+    top = max(b.quality_score for b in blocks)
+    return LookupReply(
+        blocks=tuple(blocks),
+        relevance_level="X",
+        top_quality_score=top,
+        is_low_quality=top < config.reference_threshold,
+        path=path,
+    )
+
+
+def test_a_lookup_path_follows_the_filtered_quality_and_the_category() -> None:
+    assert model.check_lookup(lookup("billing"), answer(LOOKUP.filtered, "filtered"), LOOKUP) == []
+    assert rules(
+        model.check_lookup(lookup("billing"), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)
+    ) == {"retry-path"}
+    high = CONFIG.model_copy(update={"reference_threshold": 0.74, "highly_relevant_threshold": 0.9})
+    assert (
+        model.check_lookup(
+            lookup("billing", reference_threshold=0.74, highly_relevant_threshold=0.9),
+            answer(LOOKUP.filtered, "filtered", high),
+            LOOKUP,
+        )
+        == []
+    )
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    config = strict.config
+    assert model.check_lookup(strict, answer(LOOKUP.unfiltered, "unfiltered_retry", config), LOOKUP) == []
+    # A lookup without a category that names its path otherwise: the protocol's vocabulary, noted.
+    found = model.check_lookup(lookup(None), answer(LOOKUP.unfiltered, "unfiltered_retry"), LOOKUP)
+    assert rules(found) == {"path-name"}
+    assert model.failing(found) == []
+
+
+def test_the_retry_may_replace_or_merge_but_must_bring_the_unfiltered_best() -> None:
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    config = strict.config
+    merged_blocks = [
+        block(LOOKUP.unfiltered.candidates[0], dq(0.1)),
+        block(LOOKUP.filtered.candidates[0], dq(0.5)),
+    ]
+    merged = LookupReply(
+        blocks=tuple(merged_blocks),
+        relevance_level="X",
+        top_quality_score=dq(0.1),
+        is_low_quality=False,
+        path="unfiltered_retry",
+    )
+    assert model.check_lookup(strict, merged, LOOKUP) == []
+    fallback = answer(LOOKUP.filtered, "unfiltered_retry", config)
+    assert model.check_lookup(strict, fallback, LOOKUP) != []
+
+
+def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
+    skipping = answer(LOOKUP.unfiltered, "unfiltered").model_copy(
+        update={"blocks": answer(LOOKUP.unfiltered, "unfiltered").blocks[2:]}
+    )
+    assert "best-ranks-kept" in rules(model.check_lookup(lookup(None), skipping, LOOKUP))
+    quarter = answer(LOOKUP.unfiltered, "unfiltered")
+    quarter = quarter.model_copy(
+        update={
+            "blocks": tuple(
+                b.model_copy(update={"quality_score": 1 - c.score / 4})
+                for b, c in zip(quarter.blocks, LOOKUP.unfiltered.candidates, strict=True)
+            )
+        }
+    )
+    assert "dense-formula" in rules(model.check_lookup(lookup(None), quarter, LOOKUP))
+    stranger = block(cand("z", 1, 0.1), 0.95)
+    other_search = LookupReply(
+        blocks=(stranger,),
+        relevance_level="X",
+        top_quality_score=0.95,
+        is_low_quality=False,
+        path="unfiltered",
+    )
+    assert rules(model.check_lookup(lookup(None), other_search, LOOKUP)) == {"lookup-retrieval"}
+
+
+def _reply(blocks, path: str, config: PostProcessConfig = CONFIG) -> LookupReply:
+    qualities = [b.quality_score for b in blocks]
+    top = max(qualities) if qualities else None
+    low = top is None or top < config.reference_threshold
+    return LookupReply(
+        blocks=tuple(blocks), relevance_level="X", top_quality_score=top, is_low_quality=low, path=path
+    )
+
+
+def test_a_merged_retry_may_renumber_the_filtered_ranks_after_the_unfiltered_ones() -> None:
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    unfiltered, filtered = LOOKUP.unfiltered.candidates, LOOKUP.filtered.candidates
+    renumbered = [
+        block(unfiltered[0], dq(0.1)),
+        block(unfiltered[1], dq(0.3)),
+        block(filtered[1], dq(1.4)).model_copy(update={"original_rank": 4}),  # e#0 after a, b, c
+    ]
+    assert (
+        model.failing(
+            model.check_lookup(strict, _reply(renumbered, "unfiltered_retry", strict.config), LOOKUP)
+        )
+        == []
+    )
+    by_source_rank = [
+        block(unfiltered[0], dq(0.1)),
+        block(filtered[0], dq(0.5)),  # c#0: rank 1 of the filtered search, rank 3 of the unfiltered
+        block(unfiltered[1], dq(0.3)),
+    ]
+    found = model.check_lookup(strict, _reply(by_source_rank, "unfiltered_retry", strict.config), LOOKUP)
+    assert model.failing(found) == []
+
+
+def test_a_merged_retry_resorted_by_quality_breaks_the_rank_order() -> None:
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(
+            None,
+            (
+                cand("a", 1, 0.03, label="hybrid", dd=0.9),
+                cand("b", 2, 0.02, label="hybrid", dd=0.2),
+                cand("c", 3, 0.01, label="hybrid", dd=0.5),
+            ),
+        ),
+        filtered=model.Attempt("billing", (cand("e", 1, 0.03, label="hybrid", dd=1.9),)),
+    )
+    request = LookupRequest(
+        query_text="q", query_vector=(1.0, 0.0), mode="hybrid", category="billing", retrieve_k=3
+    )
+    c = truth.unfiltered.candidates
+    in_rank_order = [block(c[0], dq(0.9)), block(c[1], dq(0.2)), block(c[2], dq(0.5))]
+    reply = _reply(in_rank_order, "unfiltered_retry")
+    assert model.failing(model.check_lookup(request, reply, truth, low={True})) == []
+    by_quality = sorted(in_rank_order, key=lambda b: -b.quality_score)
+    renumbered = [b.model_copy(update={"original_rank": i}) for i, b in enumerate(by_quality, start=1)]
+    for blocks in (by_quality, renumbered):
+        found = model.check_lookup(request, _reply(blocks, "unfiltered_retry"), truth, low={True})
+        assert "rank-order" in rules(model.failing(found))
+
+
+def test_a_filtered_lookup_its_own_gate_calls_low_must_retry() -> None:
+    request = lookup("billing")
+    low_filtered = answer(LOOKUP.filtered, "filtered").model_copy(update={"is_low_quality": True})
+    found = model.check_lookup(request, low_filtered, LOOKUP)
+    assert "retry-path" in rules(found) or "low-quality" in rules(found)
+    hybrid = model.LookupTruth(
+        unfiltered=model.Attempt(None, (cand("a", 1, 0.03, label="hybrid", dd=1.9),)),
+        filtered=model.Attempt("billing", (cand("e", 1, 0.03, label="hybrid", dd=1.9),)),
+    )
+    hybrid_request = request.model_copy(update={"mode": "hybrid"})
+    by_distance = _reply(
+        [block(hybrid.filtered.candidates[0], dq(1.9))], "filtered"
+    )  # 0.05: its gate says low
+    assert rules(model.check_lookup(hybrid_request, by_distance, hybrid)) == {"retry-path"}
+    by_rank = _reply([block(hybrid.filtered.candidates[0], 1.0)], "filtered")  # rank mapping: usable
+    assert model.check_lookup(hybrid_request, by_rank, hybrid) == []
+    # Its own normalizer says the filtered result is low: not retrying fails, whatever the readings.
+    assert rules(model.check_lookup(hybrid_request, by_rank, hybrid, low={True})) == {"retry-path"}
+
+
+def test_tied_hits_in_a_lookup_may_come_in_any_order_and_spill_past_the_end() -> None:
+    tied = (cand("a", 1, 0.4), cand("b", 2, 0.7), cand("c", 3, 0.7))
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(None, tied, ties=((0, 1), (1, 3)), spill=(cand("d", 3, 0.7),))
+    )
+    request = lookup(None)
+    for second, third in (("b", "c"), ("c", "b"), ("d", "b"), ("c", "d")):
+        blocks = [block(tied[0], dq(0.4))] + [
+            block(cand(doc, rank, 0.7), dq(0.7)) for rank, doc in ((2, second), (3, third))
+        ]
+        assert model.failing(model.check_lookup(request, _reply(blocks, "unfiltered"), truth)) == [], (
+            second,
+            third,
+        )
+    wrong = [block(tied[0], dq(0.4)), block(cand("e", 2, 0.7), dq(0.7))]
+    assert "lookup-retrieval" in rules(model.check_lookup(request, _reply(wrong, "unfiltered"), truth))
+
+
+def test_dense_mode_searches_the_collection_hybrid_mode_searches() -> None:
+    same = _Call("Search", "dense", keys=(1,), collection="kb")
+    assert model.check_dense_only([same], "calls", hybrid_collections=frozenset({"kb"})) == []
+    shadow = _Call("Search", "dense", keys=(1,), collection="kb_dense_copy")
+    found = model.check_dense_only([shadow], "calls", hybrid_collections=frozenset({"kb"}))
+    assert rules(found) == {"dense-only"}
+    assert "same-collection" in found[0].expected
+    assert model.check_dense_only([shadow], "calls") == []  # hybrid mode unknown: nothing to compare
+
+
+def test_a_hybrid_hit_relabelled_l2_distance_is_the_legacy_backfill_too() -> None:
+    relabelled = (hit("a", 1, 0.1, "l2_distance", 0.1), *HYBRID_HITS[1:])
+    found = model.check_search(search("hybrid"), SearchReply(hits=relabelled), HYBRID_TRUTH)
+    assert {"l2-relabel", "dense-distance-label"} <= rules(found)  # R2, and R7 (it carries a distance)
+
+
+HYBRID_HITS = (
+    hit("a", 1, 0.0325, "hybrid", 0.1),
+    hit("d", 2, 0.0164, "hybrid", 1.9),
+    hit("b", 3, 0.0161, "hybrid"),
+)
+
+
+def test_lookup_evidence_at_other_ranks_than_the_search_gives_is_another_retrieval() -> None:
+    request = lookup(None)
+    c = LOOKUP.unfiltered.candidates
+    moved = [block(c[0], dq(0.1)).model_copy(update={"original_rank": 2}), block(c[2], dq(0.5))]
+    assert rules(model.check_lookup(request, _reply(moved, "unfiltered"), LOOKUP)) == {"lookup-retrieval"}
+    renumbered = [block(c[0], dq(0.1)), block(c[2], dq(0.5)).model_copy(update={"original_rank": 2})]
+    assert "lookup-retrieval" not in rules(
+        model.check_lookup(request, _reply(renumbered, "unfiltered"), LOOKUP)
+    )
+
+
+def test_hybrid_lookup_blocks_with_the_wrong_label_break_r1_not_r7() -> None:
+    truth = model.LookupTruth(
+        unfiltered=model.Attempt(None, (cand("a", 1, 0.03, label="hybrid", dd=0.4),)),
+    )
+    request = LookupRequest(query_text="q", query_vector=(1.0, 0.0), mode="hybrid", retrieve_k=3)
+    dense_block = block(truth.unfiltered.candidates[0], 1.0, "dense")
+    found = model.check_lookup(request, _reply([dense_block], "unfiltered"), truth)
+    assert rules(found) == {"block-label"}  # the kit attached that distance, not the implementation

@@ -1,0 +1,109 @@
+"""The stdio protocol's JSON Schema is generated from the models and accepts what the kit really sends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from conformance import Corpus, CorpusChunk, MilvusEndpoint, SearchRequest
+from conformance.commands._cli import main
+from conformance.stdio import kit_messages, protocol_schemas, reply_adapter
+from conformance.stdio._codec import Codec
+from conformance.stdio._messages import OPERATIONS, REVEAL_TOKEN, PrepareMessage
+
+ENDPOINT = MilvusEndpoint(uri="http://127.0.0.1:19530", token="tok-123", collection_prefix="rqs_x_")
+CORPUS = Corpus(
+    name="c", dim=2, chunks=(CorpusChunk(doc_id="d", chunk_index=0, text="t", vector=(1.0, 0.0)),)
+)
+
+
+def _lines() -> list[str]:
+    codec = Codec(validate=True)  # validate: the kit checks its own lines against the models too
+    request = SearchRequest(query_text="q", query_vector=(1.0, 0.0), mode="dense", k=3)
+    return [
+        codec.encode("start", 1, {"kit_version": "0"}),
+        codec.encode("canonicalize_label", 2, {"label": "rrf_fused"}),
+        codec.encode("prepare", 3, {"endpoint": ENDPOINT, "corpus": CORPUS}),
+        codec.encode("search", 4, {"request": request}),
+        codec.encode("stop", 5, {}),
+    ]
+
+
+def test_one_schema_per_direction_and_operation() -> None:
+    schemas = protocol_schemas()
+    assert set(schemas) == {"request.schema.json"} | {f"reply.{op}.schema.json" for op in OPERATIONS}
+    mapping = schemas["request.schema.json"]["discriminator"]["mapping"]
+    assert set(mapping) == set(OPERATIONS)
+
+
+def test_the_token_reaches_stdin_only() -> None:
+    message = PrepareMessage(type="prepare", seq=1, endpoint=ENDPOINT, corpus=CORPUS)
+    assert "tok-123" not in repr(message)
+    assert "tok-123" not in message.model_dump_json()
+    assert '"token":"tok-123"' in message.model_dump_json(context={REVEAL_TOKEN: True})
+    assert "tok-123" in _lines()[2]
+    assert kit_messages().validate_json(_lines()[2]).endpoint.token.get_secret_value() == "tok-123"
+
+
+def test_the_generated_schema_accepts_the_kits_lines_and_good_replies() -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    schemas = protocol_schemas()
+    for line in _lines():
+        jsonschema.validate(json.loads(line), schemas["request.schema.json"])
+    good = {
+        "start": {"seq": 1, "result": {"name": "x", "version": "1", "capabilities": ["labels"]}},
+        "quality_score": {"seq": 1, "result": 0.5},
+        "prepare": {"seq": 1, "result": None},
+        "search": {"seq": 1, "skipped": "no engine"},
+        "lookup": {"seq": 1, "error": {"message": "boom", "kind": "Error"}},
+    }
+    for operation, reply in good.items():
+        jsonschema.validate(reply, schemas[f"reply.{operation}.schema.json"])
+        reply_adapter(operation).validate_json(json.dumps(reply), strict=True)  # the models agree
+
+
+@pytest.mark.parametrize(
+    ("operation", "reply"),
+    [
+        ("quality_score", {"seq": 1, "result": "0.5"}),
+        ("search", {"seq": 1, "result": {"hits": [{"docId": "d"}]}}),
+        ("start", {"seq": 1, "result": {"name": "x", "version": "1", "capabilities": ["teleport"]}}),
+        ("prepare", {"seq": 1}),
+        ("search", {"seq": 1, "result": {"hits": []}, "extra": True}),
+    ],
+)
+def test_schema_and_models_both_reject_bad_replies(operation: str, reply: dict) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(reply, protocol_schemas()[f"reply.{operation}.schema.json"])
+    with pytest.raises(ValidationError):
+        reply_adapter(operation).validate_json(json.dumps(reply), strict=True)
+
+
+def test_cli_writes_the_schema_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "--out", str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(protocol_schemas())
+    request = json.loads((tmp_path / "request.schema.json").read_text())
+    assert request["$schema"].endswith("2020-12/schema")
+    assert main(["schema"]) == 0
+    assert "reply.search.schema.json" in json.loads(capsys.readouterr().out.split("\n", len(written))[-1])
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        ["labels", "quality", "post_process", "search", "lookup"],  # as programs written before modes
+        ["search:dense", "lookup:dense"],  # one mode only
+        ["search:hybrid", "lookup", "labels"],
+    ],
+)
+def test_the_handshake_may_declare_capabilities_per_search_mode(capabilities: list[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    reply = {"seq": 1, "result": {"name": "x", "version": "1", "capabilities": capabilities}}
+    jsonschema.validate(reply, protocol_schemas()["reply.start.schema.json"])
+    info = reply_adapter("start").validate_json(json.dumps(reply)).result
+    assert {str(c) for c in info.capabilities} == set(capabilities)
