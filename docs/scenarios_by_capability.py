@@ -23,9 +23,15 @@ _MODE = re.compile(r'"(dense|hybrid|<mode>)" mode|mode is "(dense|hybrid|<mode>)
 _ORDER = ("labels", "quality", "post_process", "search", "lookup")
 
 
+_ANY = re.compile(r"any (hybrid|dense-mode) (?:search|lookup)|in (either) mode")
+
+
 def _modes(scenario: object) -> list[str]:
     modes: list[str] = []
     for step in scenario.steps:  # type: ignore[attr-defined]
+        for match in _ANY.finditer(step.text):
+            word = match.group(1) or match.group(2)
+            modes += ["dense", "hybrid"] if word == "either" else [word.removesuffix("-mode")]
         for match in _MODE.finditer(step.text):
             mode = match.group(1) or match.group(2)
             if mode == "<mode>":

@@ -12,9 +12,9 @@ import os
 import time
 
 from ..boundary._protocol import MilvusEndpoint
+from ._address import DEFAULT_MILVUS_IMAGE, validate_image
 from ._engine import DockerUnavailableError, Engine, EngineUnavailableError, open_client
 from ._redact import redact_uri
-from ._spec import DEFAULT_MILVUS_IMAGE, validate_image
 
 __all__ = ["docker_unavailable_reason", "start_container"]
 

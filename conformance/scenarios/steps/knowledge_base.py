@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 from pytest_bdd import given, then
 
+from ...boundary._decline import NotApplicable
 from ...boundary._protocol import LookupRequest, SearchRequest
 from ...corpus._knowledge_base import KnowledgeBase, explicit_lookups, explicit_searches
 from ...judging._judge import Judge
@@ -67,8 +68,14 @@ def _search(
     def body(request: SearchRequest) -> None:
         judge.search(request)  # the judge checks the whole reply and the engine calls
 
-    first = [SearchRequest(**e) for e in explicit_searches(kb) if e["mode"] in modes][:explicit]
-    run.on_knowledge_base().check(generated, body, examples=[{"request": r} for r in first])
+    declared = tuple(m for m in modes if judge.info.supports("search", m))
+    if not declared:
+        raise NotApplicable(
+            f"implementation {judge.info.name!r} declares search for none of {', '.join(modes)}"
+        )
+    first = [SearchRequest(**e) for e in explicit_searches(kb) if e["mode"] in declared][:explicit]
+    drawn = {"request": gen.kb_search_requests(kb, declared)} if declared != modes else generated
+    run.on_knowledge_base().check(drawn, body, examples=[{"request": r} for r in first])
 
 
 @then(
@@ -109,5 +116,11 @@ def _(
     def body(request: LookupRequest) -> None:
         rqs_judge.lookup(request)
 
-    first = [{"request": LookupRequest(**e)} for e in explicit_lookups(rqs_knowledge_base)]
-    rqs_property_run.on_knowledge_base().check(generated, body, examples=first)
+    modes = tuple(m for m in ("dense", "hybrid") if rqs_judge.info.supports("lookup", m))
+    if not modes:
+        raise NotApplicable(f"implementation {rqs_judge.info.name!r} declares lookup for neither mode")
+    first = [
+        {"request": LookupRequest(**e)} for e in explicit_lookups(rqs_knowledge_base) if e["mode"] in modes
+    ]
+    drawn = generated if len(modes) == 2 else {"request": gen.kb_lookup_requests(rqs_knowledge_base, modes)}
+    rqs_property_run.on_knowledge_base().check(drawn, body, examples=first)
