@@ -298,7 +298,7 @@ def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[A
         exc = call.excinfo.value if call.excinfo else None
         if report.when == "call" and isinstance(exc, AssertionError):
             return "failed", _short(str(exc))
-        text = f"{type(exc).__name__}: {exc}" if exc is not None else report.longreprtext
+        text = _error_text(exc) if exc is not None else report.longreprtext
         if report.when != "call" and not isinstance(exc, ConformanceError):
             text = f"in {report.when}: {text}"
         return "errored", _short(text)
@@ -312,6 +312,25 @@ def _skip_reason(report: pytest.TestReport) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return str(longrepr)
+
+
+def _error_text(exc: BaseException) -> str:
+    """``Type: message``; for a group (Hypothesis's distinct failures, several finalizers), each error
+    inside it, so the report says what went wrong rather than how many things did."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return f"{type(exc).__name__}: {exc}"
+    leaves = list(_group_leaves(exc))
+    return f"{len(leaves)} distinct errors: " + " | ".join(
+        f"({i}) {type(leaf).__name__}: {leaf}" for i, leaf in enumerate(leaves, 1)
+    )
+
+
+def _group_leaves(group: BaseExceptionGroup[Any]) -> Generator[BaseException, None, None]:
+    for inner in group.exceptions:
+        if isinstance(inner, BaseExceptionGroup):
+            yield from _group_leaves(inner)
+        else:
+            yield inner
 
 
 def _short(text: str) -> str:

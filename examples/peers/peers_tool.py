@@ -403,7 +403,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="compare with docs/peers.md instead of writing it"
     )
-    parser.add_argument("--only", default=None, help="comma-separated libraries (default: all three)")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="comma-separated libraries (default: all three); writes reports only, not docs/peers.md",
+    )
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else {lib.key for lib in LIBRARIES}
     libraries = [lib for lib in LIBRARIES if lib.key in wanted]
@@ -419,6 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems = [p for lib in libraries for p in explanation_problems(lib, reports[lib.key])]
     if args.check:
         problems += compare(parse_matrix(PEERS_MD.read_text()), reports)
+    elif args.only:  # docs/peers.md covers every library: a partial run must not shrink it
+        print(f"partial run (--only): {PEERS_MD} left as it was; reports in {out / 'reports'}")
     else:
         PEERS_MD.parent.mkdir(parents=True, exist_ok=True)
         PEERS_MD.write_text(render(reports))

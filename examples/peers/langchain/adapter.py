@@ -128,7 +128,8 @@ class LangChainPeer(Peer):
         if self.hybrid is None or self.dense is None:
             raise RuntimeError("search before prepare: the kit hands over the corpus first")
         category = request.get("category")
-        expr = f"category == {json.dumps(category)}" if category is not None else None
+        # A Milvus string literal takes \" and \\ escapes but not \uXXXX: keep non-ASCII as it is.
+        expr = f"category == {json.dumps(category, ensure_ascii=False)}" if category is not None else None
         k = request["k"]
         if request["mode"] == "dense":
             rows = self.dense.similarity_search_with_score_by_vector(request["queryVector"], k=k, expr=expr)
