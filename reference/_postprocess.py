@@ -1,19 +1,23 @@
 """Evidence post-processing: assembly in retrieval order, never a second ranking.
 
-Steps, in order:
+:func:`post_process` runs the spec's steps in the spec's order:
 
-1. The normalizer's input checks for every candidate: one bad candidate fails the whole batch, named,
-   with the normalizer's own error. The batch size for the hybrid rank mapping is the number of
-   candidates handed in, before dedup.
-2. Stable sort by ``originalRank`` ascending; equal ranks keep their input order.
-3. Dedup by evidence key ``docId#chunkIndex``, keeping the best-ranked copy.
-4. Per-document cap (``rag.max-chunks-per-document``), keeping the best-ranked chunks.
-5. ``rag.return-n`` bounds the total.
-6. ``qualityScore`` of each accepted candidate, by the single normalizer (a dropped candidate's quality
-   is never shown or read, so it is not computed).
-7. Gates from ``qualityScore`` only. "Top qualityScore" is read as the highest quality among accepted
+0. Every candidate handed in goes through the normalizer's checks first, so one bad candidate fails the
+   whole batch, named, with the normalizer's own error (a dropped candidate included).
+1. Stable sort by ``originalRank`` ascending; equal ranks keep their input order.
+2. Dedup by evidence key ``docId#chunkIndex``, keeping the best-ranked copy.
+3. Per-document cap (``rag.max-chunks-per-document``), keeping the best-ranked chunks.
+4. ``rag.return-n`` bounds the total.
+5. ``qualityScore`` of each accepted candidate, by the single normalizer. The batch size of the hybrid
+   rank mapping is the number of candidates handed in, before dedup.
+6. Gates from ``qualityScore`` only. "Top qualityScore" is read as the highest quality among accepted
    blocks. In dense mode, and in hybrid mode without ``denseDistance``, that is also the first block's
    quality; with ``denseDistance`` the two can differ and the highest one decides.
+
+Every removed candidate is kept in ``dropped`` with the first step that removed it: the reason names the
+setting that would bring it back. Steps 2 to 4 count what survived the steps before them, not only what
+was accepted, so a document is capped once ``cap`` distinct chunks of it came before, whatever became of
+them.
 
 L0 hints only add explanation entries to ``hitReasons`` (``l0_keyword_overlap`` and friends). They never
 change order, quality, level or gates.
@@ -21,14 +25,11 @@ change order, quality, level or gates.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
-from itertools import product, repeat
-from math import isfinite
-from operator import attrgetter, itemgetter
-from typing import NamedTuple
 
 from ._errors import InvalidCandidateError, UnknownScoreLabelError
-from ._labels import CANONICAL_LABELS, LEGACY_ALIASES, canonicalize_label
+from ._labels import canonicalize_label
 from ._models import (
     Candidate,
     CompletenessHint,
@@ -38,28 +39,11 @@ from ._models import (
     L0Hints,
     PostProcessResult,
     RelevanceLevel,
-    trusted,
-    trusted_all,
 )
-from ._quality import NEGATIVE_DISTANCE_TOLERANCE, check_max_l2, normalize_all, to_quality_score
+from ._quality import check_max_l2, normalize
 from ._settings import Settings
 
 __all__ = ["completeness_for", "is_low_quality", "post_process", "relevance_for"]
-
-# What the normalizer reads of a candidate, as one tuple per candidate (attrgetter runs in C).
-_NORMALIZER_INPUT = attrgetter("score_label", "score", "original_rank", "dense_distance")
-_DOC, _CHUNK, _RANK = attrgetter("doc_id"), attrgetter("chunk_index"), attrgetter("original_rank")
-_LABEL, _SCORE, _DENSE_DISTANCE = attrgetter("score_label"), attrgetter("score"), attrgetter("dense_distance")
-# Every label that canonicalizes to dense, and to hybrid.
-_LABELS_OF = {
-    canonical: frozenset(
-        label for label in (*CANONICAL_LABELS, *LEGACY_ALIASES) if canonicalize_label(label) == canonical
-    )
-    for canonical in CANONICAL_LABELS
-}
-_OVERLAP_REASONS = ("l0_domain_overlap", "l0_entity_overlap", "l0_keyword_overlap", "l0_source_type_match")
-_new_tuple = tuple.__new__  # a DroppedCandidate from its fields' tuple, without a Python frame
-_is_dropped = itemgetter(3)  # (doc, chunk, rank, reason): a reason means dropped
 
 
 def post_process(
@@ -71,97 +55,53 @@ def post_process(
     """Turn retrieval candidates into evidence blocks in retrieval order, with quality gates."""
     settings = settings or Settings()
     batch = list(candidates)
-    size, max_l2 = len(batch), settings.max_l2_distance
-    ranks = list(map(_RANK, batch))
+    batch_size = len(batch)
+    max_l2 = settings.max_l2_distance
+
+    # 0. The normalizer's checks, on every candidate (the setting first: it is the same for all).
     if batch:
-        check_max_l2(max_l2)  # what every normalizer call would check: once for the whole batch
-        if not _normalizable(batch, ranks):
-            _qualities(batch, max_l2)  # raises the normalizer's error for the first bad candidate
-    in_order = sorted(ranks)
-    if ranks != in_order:  # engine order is rank order already; sorted() is stable for equal ranks
-        batch = [batch[i] for i in sorted(range(size), key=ranks.__getitem__)]
-    accepted, dropped = _assemble(batch, in_order, settings.max_chunks_per_document, settings.return_n)
+        check_max_l2(max_l2)
+    for candidate in batch:
+        _quality(candidate, batch_size, max_l2)
 
-    # Quality for the accepted candidates only: every candidate's inputs passed the normalizer's checks
-    # above, and a dropped candidate's quality is never shown or read. The batch size is all of it.
-    chosen = [batch[i] for i in accepted]
-    qualities = normalize_all(map(_NORMALIZER_INPUT, chosen), size, max_l2)
-    blocks = _blocks(chosen, qualities, hints, settings.excerpt_max_chars)
-    top = max(qualities, default=None)
-    return trusted(
-        PostProcessResult,
-        {
-            "blocks": blocks,
-            "dropped": dropped,
-            "relevance_level": relevance_for(top, settings),
-            "top_quality_score": top,
-            "is_low_quality": is_low_quality(top, settings),
-            "completeness": completeness_for(top, settings),
-        },
-    )
-
-
-def _assemble(
-    ordered: list[Candidate], ranks: list[int], cap: int, return_n: int
-) -> tuple[list[int], tuple[DroppedCandidate, ...]]:
-    """Dedup, per-document cap and return-n over candidates in retrieval order: the positions accepted,
-    and every candidate dropped with its reason.
-
-    Each step counts what survived the steps before it, not only what was accepted: the reason names
-    the first step that removes the candidate, i.e. the setting that would bring it back. So a document
-    is capped once ``cap`` distinct chunks of it came before, whatever became of them. The loop only
-    finds each candidate's reason; the drops are made from the reasons in one pass in C.
-    """
-    docs, chunks = list(map(_DOC, ordered)), list(map(_CHUNK, ordered))
-    chunks_of: dict[str, set[int]] = {}  # the distinct chunks seen so far, per document
-    reasons: list[DropReason | None] = []  # None: accepted
-    note, accepted, room = reasons.append, [], return_n
-    for position, doc, chunk in zip(range(len(docs)), docs, chunks, strict=True):
-        seen = chunks_of.get(doc)
-        reason: DropReason | None
-        if seen is None:
-            chunks_of[doc] = {chunk}
-            reason = None if cap >= 1 else "per_document_cap"
-        elif chunk in seen:
+    cap, return_n = settings.max_chunks_per_document, settings.return_n
+    accepted: list[Candidate] = []
+    dropped: list[DroppedCandidate] = []
+    chunks_of: defaultdict[str, set[int]] = defaultdict(set)  # per document, the chunks that came before
+    # 1. Sort by originalRank (sorted() is stable: equal ranks keep their input order).
+    for candidate in sorted(batch, key=lambda candidate: candidate.original_rank):
+        doc, chunk = candidate.doc_id, candidate.chunk_index
+        chunks_before = chunks_of[doc]
+        reason: DropReason | None = None
+        if chunk in chunks_before:  # 2. dedup
             reason = "duplicate"
-        else:
-            reason = "per_document_cap" if len(seen) >= cap else None
-            seen.add(chunk)
+        elif len(chunks_before) >= cap:  # 3. per-document cap
+            reason = "per_document_cap"
+        elif len(accepted) >= return_n:  # 4. return-n
+            reason = "return_n"
+        chunks_before.add(chunk)
         if reason is None:
-            if room > 0:
-                accepted.append(position)
-                room -= 1
-            else:
-                reason = "return_n"
-        note(reason)
-    fields = zip(docs, chunks, ranks, reasons, strict=True)
-    dropped = tuple(map(_new_tuple, repeat(DroppedCandidate), filter(_is_dropped, fields)))
-    return accepted, dropped
+            accepted.append(candidate)
+        else:
+            dropped.append(DroppedCandidate(doc, chunk, candidate.original_rank, reason))
 
+    # 5. qualityScore of the accepted candidates (a dropped candidate's is never shown or read).
+    qualities = [_quality(candidate, batch_size, max_l2) for candidate in accepted]
+    blocks = [
+        _block(candidate, quality, hints, settings.excerpt_max_chars)
+        for candidate, quality in zip(accepted, qualities, strict=True)
+    ]
 
-def _normalizable(batch: list[Candidate], ranks: list[int]) -> bool:
-    """True when the normalizer would take every candidate of the batch without an error.
-
-    A few passes in C over the batch instead of the normalizer on each candidate. ``False`` is not an
-    error: it sends the batch through the normalizer itself, which raises for the first bad candidate
-    (mixed or unknown labels, or a sum of distances too large for a float, take that path too).
-    """
-    labels = set(map(_LABEL, batch))
-    if labels <= _LABELS_OF["hybrid"]:
-        if min(ranks) < 1:
-            return False  # the rank mapping refuses it, where a candidate has no denseDistance
-        read = list(map(_DENSE_DISTANCE, batch))
-    elif labels <= _LABELS_OF["dense"]:
-        read = list(map(_SCORE, batch))
-    else:
-        return False
-    try:
-        total, least = sum(read), min(read, default=0.0)
-    except TypeError:  # a null among them: those read as quality 0 and are fine
-        read = [distance for distance in read if distance is not None]
-        total, least = sum(read), min(read, default=0.0)
-    # A NaN or an infinity makes the sum non-finite; a finite sum means every distance is finite.
-    return isfinite(total) and least >= -NEGATIVE_DISTANCE_TOLERANCE
+    # 6. The gates, from the top qualityScore alone.
+    top = max(qualities, default=None)
+    return PostProcessResult(
+        blocks=tuple(blocks),
+        dropped=tuple(dropped),
+        relevance_level=relevance_for(top, settings),
+        top_quality_score=top,
+        is_low_quality=is_low_quality(top, settings),
+        completeness=completeness_for(top, settings),
+    )
 
 
 def is_low_quality(top_quality: float | None, settings: Settings) -> bool:
@@ -191,25 +131,17 @@ def completeness_for(top_quality: float | None, settings: Settings) -> Completen
     return CompletenessHint.INSUFFICIENT
 
 
-def _qualities(batch: list[Candidate], max_l2_distance: float) -> list[float]:
-    """Every candidate's qualityScore by the single normalizer, in input order."""
-    try:
-        return normalize_all(map(_NORMALIZER_INPUT, batch), len(batch), max_l2_distance)
-    except (InvalidCandidateError, UnknownScoreLabelError):
-        for candidate in batch:  # the rare path: find the first bad candidate again, to name it
-            _quality(candidate, len(batch), max_l2_distance)
-        raise
-
-
 def _quality(candidate: Candidate, batch_size: int, max_l2_distance: float) -> float:
+    """The candidate's qualityScore by the single normalizer (``max_l2_distance`` checked by the caller);
+    its errors name the candidate."""
     try:
-        return to_quality_score(
-            candidate.score_label,
+        return normalize(
+            canonicalize_label(candidate.score_label),
             candidate.score,
-            rank=candidate.original_rank,
-            batch_size=batch_size,
-            max_l2_distance=max_l2_distance,
-            dense_distance=candidate.dense_distance,
+            candidate.original_rank,
+            batch_size,
+            max_l2_distance,
+            candidate.dense_distance,
         )
     except InvalidCandidateError as exc:
         # A batch has many candidates: say which one, keeping the error's type.
@@ -222,69 +154,37 @@ def _who(candidate: Candidate) -> str:
     return f"{candidate.evidence_key} (originalRank {candidate.original_rank})"
 
 
-def _blocks(
-    chosen: list[Candidate], qualities: list[float], hints: L0Hints | None, excerpt: int
-) -> tuple[EvidenceBlock, ...]:
-    """The accepted candidates as evidence blocks; every value is already valid for a block."""
-    terms = _HintTerms.of(hints) if hints else None
-    rows = []
-    for candidate, quality in zip(chosen, qualities, strict=True):
-        fields = vars(candidate)  # its field values, read as one dict
-        text = fields["text"]
-        rows.append(
-            {
-                "evidence_key": f"{fields['doc_id']}#{fields['chunk_index']}",
-                "doc_id": fields["doc_id"],
-                "chunk_index": fields["chunk_index"],
-                "original_rank": fields["original_rank"],
-                "quality_score": quality,
-                "score": fields["score"],
-                "score_label": canonicalize_label(fields["score_label"]),
-                "dense_distance": fields["dense_distance"],
-                "excerpt": text[:excerpt],
-                "category": fields["category"],
-                "source_type": fields["source_type"],
-                "hit_reasons": _RANK_ONLY if terms is None else terms.reasons(text, fields["source_type"]),
-            }
-        )
-    return tuple(trusted_all(EvidenceBlock, rows))
-
-
-class _HintTerms(NamedTuple):
-    """L0 hints casefolded once per batch, for the hit reasons of each accepted candidate."""
-
-    domain: str
-    entities: tuple[str, ...]
-    keywords: tuple[str, ...]
-    source_type: str | None
-
-    @classmethod
-    def of(cls, hints: L0Hints) -> _HintTerms:
-        return cls(
-            (hints.domain or "").casefold(),
-            tuple([e.casefold() for e in hints.entities if e]),
-            tuple([k.casefold() for k in hints.keywords if k]),
-            hints.source_type or None,
-        )
-
-    def reasons(self, text: str, source_type: str | None) -> tuple[str, ...]:
-        """Explanations only, worth zero points: which L0 hints the chunk text or metadata mention."""
-        domain = entity = keyword = False
-        if self.domain or self.entities or self.keywords:
-            text = text.casefold()
-            domain = bool(self.domain) and self.domain in text
-            entity = any(map(text.__contains__, self.entities))
-            keyword = any(map(text.__contains__, self.keywords))
-        source = self.source_type is not None and source_type == self.source_type
-        return _REASONS[domain, entity, keyword, source]
-
-
-# Every combination of hint overlaps, its hitReasons made once: (domain, entity, keyword, sourceType).
-_REASONS = {
-    flags: (
-        "retrieval_rank",
-        *(reason for reason, on in zip(_OVERLAP_REASONS, flags, strict=True) if on),
+def _block(candidate: Candidate, quality: float, hints: L0Hints | None, excerpt_chars: int) -> EvidenceBlock:
+    """An accepted candidate as an evidence block: its identity, rank, scores and an excerpt."""
+    return EvidenceBlock(
+        evidence_key=candidate.evidence_key,
+        doc_id=candidate.doc_id,
+        chunk_index=candidate.chunk_index,
+        original_rank=candidate.original_rank,
+        quality_score=quality,
+        score=candidate.score,
+        score_label=canonicalize_label(candidate.score_label),
+        dense_distance=candidate.dense_distance,
+        excerpt=candidate.text[:excerpt_chars],
+        category=candidate.category,
+        source_type=candidate.source_type,
+        hit_reasons=_hit_reasons(candidate, hints),
     )
-    for flags in product((False, True), repeat=4)
-}
-_RANK_ONLY = ("retrieval_rank",)
+
+
+def _hit_reasons(candidate: Candidate, hints: L0Hints | None) -> tuple[str, ...]:
+    """Explanations only, worth zero points: the retrieval rank, and which L0 hints the chunk's text or
+    metadata mention (case-insensitive contains)."""
+    reasons = ["retrieval_rank"]
+    if hints is None:
+        return tuple(reasons)
+    text = candidate.text.casefold()
+    if hints.domain and hints.domain.casefold() in text:
+        reasons.append("l0_domain_overlap")
+    if any(entity and entity.casefold() in text for entity in hints.entities):
+        reasons.append("l0_entity_overlap")
+    if any(keyword and keyword.casefold() in text for keyword in hints.keywords):
+        reasons.append("l0_keyword_overlap")
+    if hints.source_type and candidate.source_type == hints.source_type:
+        reasons.append("l0_source_type_match")
+    return tuple(reasons)
