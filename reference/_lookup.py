@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ._models import Candidate, L0Hints, PostProcessResult, _Model, trusted
+from ._models import Candidate, L0Hints, PostProcessResult, _Model
 from ._postprocess import post_process
 from ._settings import Settings
 from .store._store import MilvusKnowledgeStore, SearchMode
@@ -62,8 +62,6 @@ def lookup_knowledge(
         )
         return candidates, post_process(candidates, settings, hints=hints)
 
-    # Every part is a validated model made just above (or by the store from the engine's reply), so the
-    # result is not validated again: that would re-run each candidate's checks.
     if category is None:
         candidates, result = attempt(None)
         return _result("unfiltered", result, candidates)
@@ -76,9 +74,6 @@ def lookup_knowledge(
     return _result("unfiltered_retry", retry_result, retry_candidates, filtered=result)
 
 
-_NO_FILTERED = frozenset({"filtered_result"})
-
-
 def _result(
     path: LookupPath,
     result: PostProcessResult,
@@ -86,11 +81,9 @@ def _result(
     *,
     filtered: PostProcessResult | None = None,
 ) -> LookupResult:
-    values = {
-        "path": path,
-        "retried": filtered is not None,
-        "result": result,
-        "filtered_result": filtered,
-        "candidates": tuple(candidates),
-    }
-    return trusted(LookupResult, values, unset=_NO_FILTERED if filtered is None else frozenset())
+    # The parts are models already: pydantic takes them as they are, without validating them again.
+    if filtered is None:  # left unset, not set to None: a dump without unset fields leaves it out
+        return LookupResult(path=path, retried=False, result=result, candidates=tuple(candidates))
+    return LookupResult(
+        path=path, retried=True, result=result, filtered_result=filtered, candidates=tuple(candidates)
+    )

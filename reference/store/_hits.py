@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import functools
-import math
-from itertools import count, repeat
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
 
-from .._models import Candidate, trusted_all
+from .._models import Candidate
 from ._schema import ABSENT, CATEGORY_FIELD, DENSE_FIELD, DOC_FIELD, INDEX_FIELD, SOURCE_FIELD, TEXT_FIELD
 
 __all__ = ["candidates", "hybrid_hits"]
@@ -52,7 +49,7 @@ def hybrid_hits(hits: Any, dim: int) -> tuple[list[dict[str, Any]], list[float],
             size = len(hits)
             stored = _packed_rows(field.vectors.float_vector, int(start), size, dim)
             try:
-                entities = list(map(dict.__getitem__, raw, repeat("entity")))
+                entities = [hit["entity"] for hit in raw]
             except (TypeError, KeyError):
                 pass  # not the dict hits this pymilvus makes: read them as any other result
             else:
@@ -94,22 +91,12 @@ def _candidate_list() -> TypeAdapter[list[Candidate]]:
     return TypeAdapter(list[Candidate])
 
 
-_SCALARS = itemgetter(DOC_FIELD, INDEX_FIELD, TEXT_FIELD, CATEGORY_FIELD, SOURCE_FIELD)
-
-
 def candidates(
     entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
 ) -> list[Candidate]:
-    """Candidates in engine order (``originalRank`` 1..n).
-
-    The store's schema fixes every field's type, so a reply normally holds only valid candidates: one
-    pass confirms it (every value of its type, ids not empty, chunk indexes not negative, scores
-    finite) while it builds them, without validating each one again. Anything else is validated
-    candidate by candidate, and the first bad one is named.
+    """Candidates in engine order (``originalRank`` 1..n), validated as one list: the first bad one is
+    named (a reply whose values are not of the store's schema, an empty id, a score that is not finite).
     """
-    rows = _plain_rows(entities, scores, label, distances)
-    if rows is not None:
-        return trusted_all(Candidate, rows)
     dense = [None] * len(scores) if distances is None else distances
     return _candidate_list().validate_python(
         [
@@ -130,56 +117,3 @@ def candidates(
             )
         ]
     )
-
-
-def _plain_rows(
-    entities: list[dict[str, Any]], scores: list[float], label: str, distances: list[float] | None
-) -> list[dict[str, Any]] | None:
-    """Each candidate's fields, or ``None`` if any value would need converting or fail validation."""
-    if len(entities) != len(scores) or (distances is not None and len(distances) != len(scores)):
-        return None
-    try:
-        # A NaN or an infinity makes a sum non-finite; a finite sum means every value is finite.
-        if not (math.isfinite(sum(scores)) and (distances is None or math.isfinite(sum(distances)))):
-            return None
-    except TypeError:
-        return None
-    rows: list[dict[str, Any]] = []
-    append = rows.append
-    dense = repeat(None) if distances is None else distances
-    for rank, entity, score, distance in zip(count(1), entities, scores, dense):
-        try:
-            doc, chunk, text, category, source = _SCALARS(entity)
-        except (KeyError, TypeError):
-            return None
-        if category == ABSENT:  # how a store on an engine without nullable fields keeps a null
-            category = None
-        if source == ABSENT:
-            source = None
-        if not (
-            type(doc) is str
-            and doc
-            and type(chunk) is int
-            and chunk >= 0
-            and type(text) is str
-            and type(score) is float
-            and (distance is None or type(distance) is float)
-            and (category is None or type(category) is str)
-            and (source is None or type(source) is str)
-        ):
-            return None
-        append(
-            {
-                "doc_id": doc,
-                "chunk_index": chunk,
-                "text": text,
-                "original_rank": rank,
-                "score": score,
-                "score_label": label,
-                "raw_score": score,
-                "dense_distance": distance,
-                "category": category,
-                "source_type": source,
-            }
-        )
-    return rows
