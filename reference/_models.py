@@ -6,19 +6,20 @@ snake_case attributes. Both spellings are accepted on input.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    InstanceOf,
     SerializationInfo,
+    TypeAdapter,
     field_serializer,
-    field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -34,11 +35,7 @@ __all__ = [
     "L0Hints",
     "PostProcessResult",
     "RelevanceLevel",
-    "trusted",
-    "trusted_all",
 ]
-
-_M = TypeVar("_M", bound=BaseModel)
 
 
 class _Model(BaseModel):
@@ -179,35 +176,23 @@ class DroppedCandidate(NamedTuple):
 # How JSON and model_dump spell a dropped candidate, by attribute name and by alias.
 _DROPPED_JSON = ("evidence_key", "original_rank", "reason")
 _DROPPED_ALIASES = tuple(to_camel(name) for name in _DROPPED_JSON)
+# A dropped candidate from its fields, checked as the models check theirs (camelCase names, no extras).
+_DROPPED_FROM_FIELDS = TypeAdapter(
+    DroppedCandidate, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+)
 
 
-class PostProcessResult(_Model):
-    """Accepted blocks in retrieval order, every dropped candidate, and the quality gates."""
-
-    blocks: tuple[EvidenceBlock, ...]
-    dropped: tuple[DroppedCandidate, ...]
-    relevance_level: RelevanceLevel
-    top_quality_score: float | None = Field(default=None, ge=0.0, le=1.0)
-    is_low_quality: bool
-    completeness: CompletenessHint
-
-    @field_validator("dropped", mode="before")
-    @classmethod
-    def _dropped_objects(cls, value: Any) -> Any:
-        """A dropped candidate given as an object (JSON), in either spelling, becomes its tuple."""
-        if not isinstance(value, list | tuple):
-            return value
-        return [_dropped_from(item) if isinstance(item, Mapping) else item for item in value]
-
-    @field_serializer("dropped")
-    def _dropped_as_objects(
-        self, dropped: tuple[DroppedCandidate, ...], info: SerializationInfo
-    ) -> list[dict[str, Any]]:
-        key, rank, reason = _DROPPED_JSON if info.by_alias is False else _DROPPED_ALIASES
-        return [{key: d.evidence_key, rank: d.original_rank, reason: d.reason} for d in dropped]
+def _dropped(item: Any) -> Any:
+    """A dropped candidate as :func:`reference.post_process` makes it, taken as it is; as JSON or a dump
+    spells it (an object with ``evidenceKey``), or as a plain tuple of its fields, validated into one."""
+    if isinstance(item, DroppedCandidate):
+        return item
+    if isinstance(item, Mapping):
+        item = _dropped_fields(item)
+    return _DROPPED_FROM_FIELDS.validate_python(item)
 
 
-def _dropped_from(item: Mapping[str, Any]) -> Any:
+def _dropped_fields(item: Mapping[str, Any]) -> Any:
     """A dropped candidate's JSON object as the tuple's fields; anything unexpected goes to pydantic as
     it is, which names the problem."""
     if set(item) - {*_DROPPED_JSON, *_DROPPED_ALIASES}:
@@ -223,52 +208,21 @@ def _dropped_from(item: Mapping[str, Any]) -> Any:
     return {"doc_id": doc, "chunk_index": int(chunk), **found}
 
 
-# What pydantic keeps on every model instance (pydantic 2's BaseModel slots). Where a pydantic release
-# keeps something else, trusted() validates instead: slower, the same values.
-_STATE = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-_CAN_SET_STATE = tuple(BaseModel.__slots__) == _STATE and all(name in vars(BaseModel) for name in _STATE)
-if _CAN_SET_STATE:  # the slots' own setters: a third faster than object.__setattr__ by name
-    _set_dict, _set_fields, _set_extra, _set_private = (vars(BaseModel)[name].__set__ for name in _STATE)
+class PostProcessResult(_Model):
+    """Accepted blocks in retrieval order, every dropped candidate, and the quality gates."""
 
+    blocks: tuple[EvidenceBlock, ...]
+    # A DroppedCandidate is taken as it is: rebuilding each tuple of a batch's drops from its fields would
+    # cost more than the rest of post-processing. Anything else is validated into one (see _dropped).
+    dropped: tuple[Annotated[InstanceOf[DroppedCandidate], BeforeValidator(_dropped)], ...]
+    relevance_level: RelevanceLevel
+    top_quality_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    is_low_quality: bool
+    completeness: CompletenessHint
 
-@functools.cache
-def _field_names(cls: type[BaseModel]) -> frozenset[str]:
-    return frozenset(cls.model_fields)
-
-
-def trusted(cls: type[_M], values: dict[str, Any], *, unset: frozenset[str] = frozenset()) -> _M:
-    """A ``cls`` instance holding ``values``, which the caller has made valid for it: no validation.
-
-    ``values`` has every field of ``cls``, by attribute name, in declaration order, each already of its
-    field's type and meeting every check of the model (validators included); ``unset`` names fields
-    that hold their default and were not given. The instance is what ``cls.model_validate`` returns for
-    the given fields, equal, with the same fields set, the same repr and dumps, for a fraction of the
-    time. The hot paths of a search use it for values they build from validated input;
-    ``tests/reference/test_trusted.py`` holds it to that.
-    """
-    if not _CAN_SET_STATE:
-        given = {name: value for name, value in values.items() if name not in unset}
-        return cls.model_validate(given, by_name=True)
-    instance = cls.__new__(cls)
-    _set_dict(instance, values)
-    _set_fields(instance, set(values).difference(unset) if unset else set(_field_names(cls)))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
-def trusted_all(cls: type[_M], rows: Iterable[dict[str, Any]]) -> list[_M]:
-    """:func:`trusted` for each row, every row giving every field: one call for a whole reply."""
-    if not _CAN_SET_STATE:
-        return [cls.model_validate(values, by_name=True) for values in rows]
-    new, names = cls.__new__, _field_names(cls)
-    out: list[_M] = []
-    append = out.append
-    for values in rows:
-        instance = new(cls)
-        _set_dict(instance, values)
-        _set_fields(instance, set(names))
-        _set_extra(instance, None)
-        _set_private(instance, None)
-        append(instance)
-    return out
+    @field_serializer("dropped")
+    def _dropped_as_objects(
+        self, dropped: tuple[DroppedCandidate, ...], info: SerializationInfo
+    ) -> list[dict[str, Any]]:
+        key, rank, reason = _DROPPED_JSON if info.by_alias is False else _DROPPED_ALIASES
+        return [{key: d.evidence_key, rank: d.original_rank, reason: d.reason} for d in dropped]

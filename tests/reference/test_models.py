@@ -1,5 +1,8 @@
-"""The hot path's models are made without validating them again (``reference._models.trusted``): each
-must be exactly what validation makes of the same values."""
+"""The reference's values: built and checked through pydantic's public API, the same in Python and JSON.
+
+A dropped candidate is a named tuple in Python and an object in JSON; what ``post_process`` and
+``lookup_knowledge`` return survives a JSON round trip unchanged.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ from reference import (
     LookupResult,
     PostProcessResult,
     RelevanceLevel,
+    Settings,
+    post_process,
 )
-from reference._models import trusted, trusted_all
+from reference._lookup import _result
 
 CANDIDATE = {
     "doc_id": "manual-3",
@@ -60,59 +65,43 @@ def result_values() -> dict:
     }
 
 
-def lookup_values(result: PostProcessResult) -> dict:
-    return {
-        "path": "unfiltered",
-        "retried": False,
-        "result": result,
-        "filtered_result": None,
-        "candidates": (Candidate.model_validate(CANDIDATE),),
-    }
+def assert_round_trips(made) -> None:
+    cls = type(made)
+    assert cls.model_validate_json(made.model_dump_json()) == made
+    assert cls.model_validate(made.model_dump(by_alias=False)) == made
+    assert cls.model_validate(made.model_dump()) == made
+    assert pickle.loads(pickle.dumps(made)) == made
+    assert copy.deepcopy(made) == made
+    assert hash(made) == hash(copy.deepcopy(made))
 
 
-def assert_same(made, validated) -> None:
-    assert type(made) is type(validated)
-    assert made == validated
-    assert made.model_fields_set == validated.model_fields_set
-    assert repr(made) == repr(validated)
-    assert hash(made) == hash(validated)
-    assert made.model_dump() == validated.model_dump()
-    assert made.model_dump(by_alias=False, exclude_unset=True) == validated.model_dump(
-        by_alias=False, exclude_unset=True
-    )
-    assert made.model_dump_json() == validated.model_dump_json()
-    assert pickle.loads(pickle.dumps(made)) == validated
-    assert copy.deepcopy(made) == validated
+def test_what_post_process_and_lookup_return_round_trips() -> None:
+    batch = [
+        Candidate.model_validate({**CANDIDATE, "original_rank": rank, "chunk_index": rank % 3})
+        for rank in range(1, 8)
+    ]
+    result = post_process(batch, Settings(return_n=2), hints=None)
+    assert result.dropped  # a duplicate and return_n drops, as tuples
+    assert all(type(d) is DroppedCandidate for d in result.dropped)
+    assert_round_trips(result)
+    assert_round_trips(batch[0])
+    assert_round_trips(result.blocks[0])
+    lookup = _result("unfiltered", result, batch)
+    assert "filtered_result" not in lookup.model_fields_set  # left unset, as validation of the rest would
+    assert lookup == LookupResult.model_validate(lookup.model_dump(exclude_unset=True))
+    assert_round_trips(lookup)
+    retried = _result("unfiltered_retry", result, batch, filtered=result)
+    assert retried.retried
+    assert retried.filtered_result == result
 
 
-@pytest.mark.parametrize(
-    ("cls", "values"),
-    [(Candidate, CANDIDATE), (EvidenceBlock, BLOCK)],
-    ids=["Candidate", "EvidenceBlock"],
-)
-def test_a_trusted_model_is_the_validated_one(cls, values) -> None:
-    assert_same(trusted(cls, dict(values)), cls.model_validate(values))
-    [made] = trusted_all(cls, [dict(values)])
-    assert_same(made, cls.model_validate(values))
-
-
-def test_a_trusted_result_and_lookup_are_the_validated_ones() -> None:
-    result = trusted(PostProcessResult, result_values())
-    assert_same(result, PostProcessResult.model_validate(result_values()))
-    given = {k: v for k, v in lookup_values(result).items() if k != "filtered_result"}
-    made = trusted(LookupResult, lookup_values(result), unset=frozenset({"filtered_result"}))
-    assert_same(made, LookupResult.model_validate(given))
-    assert "filtered_result" not in made.model_fields_set
-
-
-def test_a_trusted_model_stays_frozen_and_copies_with_updates() -> None:
-    made = trusted(Candidate, dict(CANDIDATE))
+def test_models_stay_frozen_and_copy_with_updates() -> None:
+    made = Candidate.model_validate(CANDIDATE)
     with pytest.raises(ValidationError, match="frozen"):
         made.score = 1.0  # type: ignore[misc]
     moved = made.model_copy(update={"original_rank": 7})
     assert moved.original_rank == 7
     assert made.original_rank == 1
-    assert moved.model_fields_set == made.model_fields_set
 
 
 # -- DroppedCandidate: a named tuple in Python, an object in JSON --------------------------------------
@@ -125,14 +114,22 @@ def test_a_dropped_candidate_reads_as_before_and_is_an_object_in_json() -> None:
         9,
         "per_document_cap",
     )
-    result = trusted(PostProcessResult, {**result_values(), "dropped": (dropped,)})
+    result = PostProcessResult(**{**result_values(), "dropped": (dropped,)})
+    assert result.dropped[0] is dropped  # taken as it is
     as_json = json.loads(result.model_dump_json())["dropped"]
     assert as_json == [{"evidenceKey": "doc#with#hashes#3", "originalRank": 9, "reason": "per_document_cap"}]
     assert result.model_dump(by_alias=False)["dropped"] == [
         {"evidence_key": "doc#with#hashes#3", "original_rank": 9, "reason": "per_document_cap"}
     ]
-    assert PostProcessResult.model_validate_json(result.model_dump_json()) == result
-    assert PostProcessResult.model_validate(result.model_dump(by_alias=False)) == result
+    assert_round_trips(result)
+
+
+def test_a_dropped_candidate_as_a_plain_tuple_is_validated_into_one() -> None:
+    result = PostProcessResult(**{**result_values(), "dropped": [("doc", "3", 9, "return_n")]})
+    assert result.dropped == (DroppedCandidate("doc", 3, 9, "return_n"),)
+    assert type(result.dropped[0]) is DroppedCandidate
+    with pytest.raises(ValidationError, match=r"dropped\.0\.3"):
+        PostProcessResult(**{**result_values(), "dropped": [("doc", 3, 9, "lost")]})
 
 
 @pytest.mark.parametrize(
@@ -146,15 +143,8 @@ def test_a_dropped_candidate_reads_as_before_and_is_an_object_in_json() -> None:
     ],
 )
 def test_a_bad_dropped_candidate_in_json_is_named(item, problem) -> None:
-    data = {**json.loads(trusted(PostProcessResult, result_values()).model_dump_json()), "dropped": [item]}
+    data = {**json.loads(PostProcessResult(**result_values()).model_dump_json()), "dropped": [item]}
     with pytest.raises(ValidationError, match=problem):
         PostProcessResult.model_validate(data)
-
-
-def test_where_pydantic_keeps_other_state_it_validates_instead(monkeypatch: pytest.MonkeyPatch) -> None:
-    import reference._models as models
-
-    monkeypatch.setattr(models, "_CAN_SET_STATE", False)
-    assert_same(trusted(Candidate, dict(CANDIDATE)), Candidate.model_validate(CANDIDATE))
-    [made] = trusted_all(EvidenceBlock, [dict(BLOCK)])
-    assert_same(made, EvidenceBlock.model_validate(BLOCK))
+    with pytest.raises(ValidationError, match=problem):
+        PostProcessResult.model_validate_json(json.dumps(data))
