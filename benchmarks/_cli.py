@@ -91,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the scheduler place the client and the engine while queries are timed (default: the "
         "client on the first core, the engine on the others, as beside a remote server)",
     )
+    run.add_argument(
+        "--peers",
+        type=_names,
+        default=["langchain", "llamaindex", "haystack"],
+        help="peer libraries timed on the lite-2.5.1 server beside a bare hybrid_search, each in the venv "
+        "examples/peers/run builds (default all three); a venv that cannot be built is skipped, saying why",
+    )
+    run.add_argument("--no-peers", dest="peers", action="store_const", const=[], help="do not time the peers")
     run.add_argument("--index", choices=("HNSW", "FLAT"), default="HNSW", help="dense index type")
     run.add_argument("--seed", type=int, default=0, help="corpus and query seed")
     run.add_argument("--pp-sizes", type=_ints, default=[20, 100, 1000, 10000], help="post-process batches")
@@ -134,6 +142,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
             index=args.index,
             seed=args.seed,
             pin=args.pin,
+            peers=args.peers,
             # An engine given fewer queries (a slow one) gets a profile of a quarter of them.
             profile_queries=min(args.profile_queries, max(5, per_engine[engine] // 4))
             if engine in per_engine

@@ -24,16 +24,18 @@ from reference.store._schema import DENSE_FIELD, DOC_FIELD, INDEX_FIELD, OUTPUT_
 from ._affinity import separate_cores
 from ._corpus import Query, build_corpus, build_queries
 from ._legacy import LegacyPipeline, ParallelProbeLegacy
+from ._old_reference import OLD_COMMIT, call_old
+from ._peers import run_peers
 from ._profile import client_time, profile_calls
 from ._progress import progress_bar, say
 from ._stages import stage_times
 from ._stats import interleave, peak_rss_mb, ratio, summarize
+from ._targets import PIPELINE_SIZE, PIPELINE_TARGET, lookup_target
 
-__all__ = ["LOOKUP_TARGET", "PIPELINE_TARGET", "PIPELINE_TARGET_SIZE", "run_retrieval"]
+__all__ = ["PEER_ENGINE", "PIPELINE_TARGET", "PIPELINE_TARGET_SIZE", "run_retrieval"]
 
-LOOKUP_TARGET = 1.05  # lookup_knowledge p50 <= 1.05 x bare hybrid_search p50
-PIPELINE_TARGET = 0.85  # reference pipeline p50 <= 0.85 x legacy pipeline p50 ...
-PIPELINE_TARGET_SIZE = 100_000  # ... at 100k chunks
+PEER_ENGINE = "lite-2.5.1"  # the peers are timed on this engine's server, after the reference
+PIPELINE_TARGET_SIZE = PIPELINE_SIZE  # the reference / legacy target applies from this size
 _BM25 = {"metric_type": "BM25"}
 # Index types an engine cannot build, and what it builds instead (measured: Lite 2.5.1 refuses HNSW).
 _INDEX_INSTEAD = {
@@ -93,8 +95,14 @@ def _wait_for_indexes(store: MilvusKnowledgeStore, tag: str, timeout: float = 36
 def _variants(store: MilvusKnowledgeStore, settings: Settings, pool: ThreadPoolExecutor) -> dict[str, Any]:
     legacy = LegacyPipeline(store, settings)
     parallel = ParallelProbeLegacy(store, settings, pool)
+
+    def lookup(q: Query) -> Any:
+        return lookup_knowledge(store, q.text, q.vector, settings=settings, hints=q.hints)
+
     return {
-        "lookup": lambda q: lookup_knowledge(store, q.text, q.vector, settings=settings, hints=q.hints),
+        "lookup": lookup,
+        # The same call with the tuned hot path of git 02ce19c swapped in (benchmarks/_old_reference).
+        "lookup_old": lambda q: call_old(lambda: lookup(q)),
         "bare_hybrid_same_fields": _bare(store, settings, [*OUTPUT_FIELDS, DENSE_FIELD]),
         "bare_hybrid_ids_only": _bare(store, settings, [DOC_FIELD, INDEX_FIELD]),
         "legacy_parallel_probe": lambda q: parallel.lookup(q.text, q.vector, mode="hybrid", hints=q.hints)[1],
@@ -134,6 +142,7 @@ def run_retrieval(
     seed: int,
     profile_queries: int,
     pin: bool = True,
+    peers: list[str] | None = None,
 ) -> dict[str, Any]:
     """Build the corpus, start (or reach) the engine, ingest, time every variant; the figures as a dict.
 
@@ -145,7 +154,7 @@ def run_retrieval(
     started = time.perf_counter()
     index, index_note = _INDEX_INSTEAD.get((milvus, index), (index, None))
     try:
-        figures = _measure(milvus, size, tag, queries, warmup, index, seed, profile_queries, pin)
+        figures = _measure(milvus, size, tag, queries, warmup, index, seed, profile_queries, pin, peers or [])
     except (EngineError, StoreError) as exc:
         say(f"{tag} not run: {exc}")
         return {"engine": milvus, "size": size, "not_run": str(exc).splitlines()[0][:400]}
@@ -165,6 +174,7 @@ def _measure(
     seed: int,
     profile_queries: int,
     pin: bool,
+    peers: list[str],
 ) -> dict[str, Any]:
     started = time.perf_counter()
     corpus = build_corpus(size, seed=seed)
@@ -225,7 +235,12 @@ def _measure(
                 "lookup_vs_bare": {
                     **ratio(samples["lookup"], samples["bare_hybrid_same_fields"]),
                     "vs_ids_only": ratio(samples["lookup"], samples["bare_hybrid_ids_only"]),
-                    "target": LOOKUP_TARGET,
+                    "target": lookup_target(milvus, size),
+                },
+                "old_lookup": {
+                    "commit": OLD_COMMIT,
+                    "vs_bare": ratio(samples["lookup_old"], samples["bare_hybrid_same_fields"]),
+                    "new_vs_old": ratio(samples["lookup"], samples["lookup_old"]),
                 },
                 "reference_vs_legacy": {
                     **ratio(samples["lookup"], samples["legacy_parallel_probe"]),
@@ -245,6 +260,20 @@ def _measure(
             if "lookup" in figures["profiles"]:
                 figures["client_time"] = figures["profiles"]["lookup"].pop("client_time")
                 figures["profiles"]["bare_hybrid_same_fields"].pop("client_time", None)
+            if peers and milvus == PEER_ENGINE:
+                # Same server and corpus; each peer's own collection, ingested through the library.
+                # The child inherits this process's core (pinned above), as the reference did.
+                figures["peers"] = run_peers(
+                    engine.endpoint.uri,
+                    engine.prefix,
+                    corpus,
+                    asked,
+                    size=size,
+                    k=settings.retrieve_k,
+                    rrf_k=settings.rrf_k,
+                    warmup=warmup,
+                    libraries=peers,
+                )
     finally:
         engine.close()
     return figures
