@@ -18,6 +18,7 @@ from benchmarks._stages import STAGES
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {
     "lookup",
+    "lookup_old",
     "bare_hybrid_same_fields",
     "bare_hybrid_ids_only",
     "legacy_parallel_probe",
@@ -28,6 +29,8 @@ SMOKE = [
     "--pp-sizes", "20,100", "--pp-budget", "0.1",
     "--stdio-blocks", "6", "--stdio-per-block", "5",
     "--profile-queries", "2",
+    # The peers build venvs and ingest through three libraries: tests/test_benchmarks_peers.py instead.
+    "--no-peers",
     # One scenario that needs the engine, the corpus and the adapter: every phase shows up, quickly.
     "--conformance-select", "dense_distance_does_not_replace_hybrid_label",
 ]  # fmt: skip
@@ -73,6 +76,10 @@ def test_every_retrieval_figure_is_there(outcome: tuple[dict, str]) -> None:
         assert run["lookup_vs_bare"][key] > 0
         assert run["reference_vs_legacy"][key] > 0
     assert set(run["evidence_diff"]) >= {"top5_set_differs", "top5_order_differs"}
+    # The old (tuned) hot path beside the new one, in the same run.
+    assert run["old_lookup"]["commit"]
+    assert run["old_lookup"]["new_vs_old"]["p50"] > 0
+    assert "peers" not in run  # --no-peers
     assert run["ingest"]["rows_per_s"] > 0
     assert run["engine_memory"]["vmhwm_mb"] > 0
     # Queries are timed with the client and the engine on separate cores, or the run says why not.
@@ -93,6 +100,7 @@ def test_every_retrieval_figure_is_there(outcome: tuple[dict, str]) -> None:
 def test_every_other_figure_is_there(outcome: tuple[dict, str]) -> None:
     results, _ = outcome
     assert set(results["post_process"]["us_per_call"]) == {"20", "100"}
+    assert set(results["post_process"]["old"]["us_per_call"]) == {"20", "100"}
     conformance = results["conformance"]
     assert conformance["wall_s"] > 0
     assert {"milvus_start", "corpus_ingest", "scenarios", "startup_imports_collection"} <= set(
