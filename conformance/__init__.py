@@ -1,4 +1,23 @@
-"""The judge: Gherkin features of the ``rag-retrieval-quality-score`` spec run against any implementation."""
+"""The judge: Gherkin features of the ``rag-retrieval-quality-score`` spec run against any implementation.
+
+What an adapter author needs, from the layers below (``docs/architecture.md`` maps them all):
+
+- the Protocol and its plain values (``Implementation``, ``ImplementationInfo``, ``Capability``, the
+  requests and replies), ``ImplementationBase`` to start from, ``NotApplicable`` to decline a question:
+  :mod:`conformance.boundary`;
+- the kit's errors (``ConformanceError`` and its kinds): :mod:`conformance.boundary`;
+- ``load_adapter``, which turns an adapter address into an implementation: :mod:`conformance.adapters`;
+- ``run_conformance`` and its ``RunOutcome`` (``rag-conformance run`` as a call), and the ``Report`` it
+  writes: :mod:`conformance.commands`, :mod:`conformance.reporting`.
+
+The layers, bottom to top: ``boundary``, ``spec``, ``engines`` and ``stdio``, ``adapters``, ``corpus``,
+``judging``, ``reporting``, ``site``, ``scenarios``, the plugin, ``commands``; ``_version`` is the kit's
+version.
+
+The other public modules: :mod:`conformance.stdio` (any language over JSON lines),
+:mod:`conformance.engines`, :mod:`conformance.reporting`, :mod:`conformance.plugin` (the pytest plugin)
+and :mod:`conformance.adapters.reference`.
+"""
 
 from .adapters._loading import load_adapter
 from .boundary._decline import NotApplicable

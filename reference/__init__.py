@@ -5,6 +5,14 @@ engine search per query, ``lookup_knowledge`` with the category low-quality retr
 and the evaluation loop (a labelled query set, ranking metrics, the gates as classifiers, threshold
 calibration). pymilvus is imported only when the store talks to Milvus, wordllama only when its
 embedder is built, matplotlib only when plots are drawn.
+
+- the spec's steps: ``_labels`` (score labels and their aliases), ``_quality`` (the single normalizer),
+  ``_postprocess`` (rank order, dedup, caps, return-n, the gates);
+- ``store/``: the Milvus store, dense and hybrid (dense ANN + BM25 Function + RRF);
+- ``_lookup``: ``lookup_knowledge``, search then post-process, with the category retry;
+- ``evaluation/``: evaluation and calibration on labelled sets (BEIR in, TREC runs out);
+- ``_models`` (the values), ``_settings``, ``_errors``, ``_embed`` (the offline embedders);
+- ``_cli``: ``rag-reference``.
 """
 
 from ._embed import (

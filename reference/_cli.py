@@ -33,6 +33,7 @@ from ._errors import InvalidSettingError, RetrievalQualityError
 from ._lookup import LookupResult, lookup_knowledge
 from ._settings import Settings
 from .evaluation._cli import add_commands
+from .evaluation._progress import progress_bar
 from .store._ingest import read_jsonl, sample_path
 from .store._store import MilvusKnowledgeStore, redact_uri
 
@@ -109,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("file", nargs="?", help="one chunk per line: docId, chunkIndex, text[, vector, ...]")
     source.add_argument("--sample", action="store_true", help="ingest the bundled 32-chunk sample")
     ingest.add_argument("--batch-size", type=int, default=256, help="chunks per upsert (%(default)s)")
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     ingest.set_defaults(run=_ingest)
 
     query = commands.add_parser("query", help="look knowledge up and print the evidence")
@@ -170,11 +172,13 @@ def _ingest(args: argparse.Namespace) -> int:
     embedder = _embedder(args)
     chunks = read_jsonl(path, dim=embedder.dim)
     with _connect(args, embedder.dim) as store:
+        # The file is streamed, so the bar counts chunks without a total; off when stderr is no terminal.
+        with progress_bar("ingest", enabled=not args.no_progress, unit="chunk") as bar:
 
-        def progress(done: int) -> None:
-            print(f"  ingested {done} chunks ...", file=sys.stderr, flush=True)
+            def progress(done: int) -> None:
+                bar.update(done - bar.n)
 
-        total = store.ingest(chunks, batch_size=args.batch_size, embedder=embedder, progress=progress)
+            total = store.ingest(chunks, batch_size=args.batch_size, embedder=embedder, progress=progress)
         count = store.count()
     print(
         f"ingested {total} chunks from {path} into {args.collection!r} at {redact_uri(_uri(args))}; "

@@ -26,3 +26,19 @@ def test_every_layer_of_the_contract_is_on_the_page() -> None:
         for module in re.split(r"\s*[|:]\s*", layer):
             path = module.replace(".", "/")
             assert f"`{path}/`" in PAGE or f"`{path}.py`" in PAGE, f"{module} is not on the page"
+
+
+def test_every_package_docstring_is_a_map_of_its_modules() -> None:
+    """Each package's ``__init__`` names every module and subpackage it holds (issue: "a map")."""
+    import ast
+
+    unnamed = {}
+    for init in [*ROOT.glob("conformance/**/__init__.py"), *ROOT.glob("reference/**/__init__.py")]:
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        package = init.parent
+        modules = [m.stem for m in package.glob("*.py") if m.name != "__init__.py"]
+        modules += [d.name for d in package.iterdir() if (d / "__init__.py").is_file()]
+        missing = sorted(m for m in modules if m not in doc)
+        if missing:
+            unnamed[str(init.relative_to(ROOT))] = missing
+    assert unnamed == {}, f"package docstrings that do not name these modules: {unnamed}"

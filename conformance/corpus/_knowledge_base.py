@@ -154,7 +154,11 @@ def _pseudo_words(rng: random.Random, n: int, *, script: str = "latin") -> list[
     while len(words) < n:
         syllables = [rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(2, 3))]
         words.add("".join(syllables) + rng.choice(consonants) + rng.choice(endings))
-    return sorted(words, key=lambda w: rng.random())
+    # Shuffled from a sorted list: a set's order changes with the process's string hashes, and the
+    # same seed must give the same words in every process.
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    return ordered
 
 
 def _documents(rng: random.Random, categories: Sequence[str]) -> list[tuple[str, str | None, int]]:

@@ -1,8 +1,9 @@
 """Everything of the kit that starts, reaches, proxies, records or describes a Milvus engine.
 
-- starting or reaching one: :func:`start_engine` over the ``lite`` (``_lite``, ``_lite_child``), ``uri``
-  and ``container`` backends (named by an :class:`EngineAddress`, ``_address``), each an
-  :class:`Engine` with a per-run collection prefix (``_engine``);
+- starting or reaching one: :func:`start_engine` (``_start``) over the ``lite`` (``_lite``,
+  ``_lite_child``), ``uri`` (``_uri``) and ``container`` (``_container``, testcontainers) backends
+  (named by an :class:`EngineAddress`, ``_address``), each an :class:`Engine` with a per-run collection
+  prefix (``_engine``); credentials kept out of everything printed (``_redact``);
 - the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
   whole suite on each of them is a command (:mod:`conformance.commands._engines`);
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the

@@ -8,7 +8,8 @@ removed, the category filter removed. If the varied question is answered as the 
 influence is the fault, and the failure is counted under the requirement that governs the input:
 
 - legacy aliases: R1, ``alias-quality`` ("canonicalize it ... before computing quality");
-- L0 hints: R4 ``no-boost`` for the blocks, their order and qualities (the gates keep their R5 rules);
+- L0 hints: R4 ``no-boost`` for the blocks, their order and qualities, the retry's evidence too (the
+  gates keep their R5 rules);
 - denseDistance: R7 ``dense-distance-order`` / ``-label`` for the order and the label ("Retrieval order
   SHALL remain ... and the primary scoreLabel SHALL remain hybrid"); a quality wrong only with the
   distance stays the normalizer's (R7 merely allows using it);
@@ -128,7 +129,10 @@ def _aliases_rule(v: model.Violation) -> str | None:
 
 
 def _hints_rule(v: model.Violation) -> str | None:
-    """Hints that move blocks or qualities break "no boosts" (R4); the gates keep their R5 rules."""
+    """Hints that move blocks or qualities break "no boosts" (R4), the retry's evidence included (a boost
+    that reorders it before return-n cuts drops its best chunks); the gates keep their R5 rules."""
+    if v.rule.id == "retry-evidence":
+        return "no-boost"
     if v.requirement == "quality-gates":
         return None
     return (

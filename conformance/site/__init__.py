@@ -2,6 +2,13 @@
 
 ``build_site(["report.json", ...], "site/")`` writes HTML (index and one page per requirement), the same
 as Markdown for a repository, and a shields.io endpoint badge per implementation.
+
+- ``_site``: :func:`build_site` and ``rag-conformance docs`` (``docs_main``);
+- ``_pages``: what the site is made of: one column per report, one page per requirement;
+- ``_gherkin``: the feature files as display values, parsed by pytest-bdd's parser;
+- ``_html``, ``_html_parts``, ``_templates``: the two kinds of page, their escaped pieces, the skeleton;
+- ``_markdown``: the Markdown twin;
+- ``_badge``: the badge JSON.
 """
 
 from ._badge import badge

@@ -1,4 +1,13 @@
-"""Implementations in any language: one JSON object per line over the child's stdin and stdout."""
+"""Implementations in any language: one JSON object per line over the child's stdin and stdout.
+
+- ``_process``: the child process: lines in and out, stderr kept as a tail, killable at once;
+- ``_codec``: lines to messages and back, the checks on every reply, the token kept out of text;
+- ``_messages``: the protocol's messages, built from the boundary's wire models (:data:`PROTOCOL_VERSION`);
+- ``_schema``: the protocol's JSON Schema, generated from those models (``rag-conformance schema``);
+- ``_adapter``: :class:`StdioAdapter`, the Protocol spoken to a child; every failure ends one call.
+
+Below the adapters layer; it imports only the boundary and the spec.
+"""
 
 from ._adapter import NotApplicable, StdioAdapter
 from ._codec import RemoteError

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,7 +40,24 @@ def test_ingest_sample_reports_count_and_progress(tmp_path: Path, capsys: pytest
     assert "holds 32" in out
     lines = [line.strip() for line in err.splitlines()]
     assert lines[0].startswith("rag-reference: embedder: ")
-    assert lines[1:] == [f"ingested {n} chunks ..." for n in (10, 20, 30, 32)]
+    assert lines[1:] == []  # stderr is no terminal here: no progress bar
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ingest_draws_one_progress_bar_on_a_terminal_and_none_with_no_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for flags, drawn in (((), True), (("--no-progress",), False)):
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        db = str(tmp_path / f"bar{len(flags)}.db")
+        assert main(["--uri", db, "ingest", "--sample", "--batch-size", "10", *flags]) == 0
+        bar = terminal.getvalue()
+        assert ("ingest: " in bar and "32chunk" in bar.replace(" ", "")) is drawn, bar
 
 
 def test_ingest_twice_does_not_duplicate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,8 @@ against actual. Rules the spec's words back fail a reply (:func:`failing`); the 
 reported (:func:`noted`). A list without failing findings means the reply is one the spec allows. Every
 freedom the spec leaves is accepted (see ``features/spec/readings.md``).
 
-Modules: ``_rules`` (the rules as data, with the sentence each enforces), ``_numbers`` (the spec's
+Modules: ``_rules`` (the rules as data, with the sentence each enforces), ``_labels`` (the kit's
+label table, its one home), ``_numbers`` (the spec's
 arithmetic and the kit's tolerances), ``_single`` (one label, one qualityScore), ``_qualities`` (the
 qualities of a batch), ``_postprocess`` (a post-process reply), ``_search`` (a search reply and the
 engine calls of dense mode), ``_lookup`` (a lookup reply, its retry).

@@ -261,6 +261,12 @@ def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessC
     merged = _merged(truth, reply, config)
     if not failing(merged):
         return merged
+    if _from_the_unfiltered_search(truth, reply.blocks) and not any(
+        v.rule.id == "lookup-retrieval" for v in replaced
+    ):
+        # The retry's hits at the retry's ranks, post-processed wrongly (its best chunk dropped by a
+        # reorder and a cut, say): a post-processing fault, say how.
+        return replaced
     best = truth.unfiltered.candidates[0] if truth.unfiltered.candidates else None
     shown = {(b.doc_id, b.chunk_index) for b in reply.blocks}
     if best is not None and (best.doc_id, best.chunk_index) not in shown:
@@ -270,6 +276,19 @@ def _retry_evidence(truth: LookupTruth, reply: LookupReply, config: PostProcessC
     if only_unfiltered and not any(v.rule.id == "lookup-retrieval" for v in replaced):
         return replaced  # the unfiltered result, post-processed wrongly: say how
     return merged
+
+
+def _from_the_unfiltered_search(truth: LookupTruth, blocks: Sequence[Block]) -> bool:
+    """Whether every block is a hit of the unfiltered search at a rank that search gives it, and the
+    blocks are not the filtered search's hits at its ranks (renumbered ranks 1..m say neither)."""
+    if not blocks or [b.original_rank for b in blocks] == list(range(1, len(blocks) + 1)):
+        return False
+    unfiltered = {(c.doc_id, c.chunk_index) for c in (*truth.unfiltered.candidates, *truth.unfiltered.spill)}
+    if not all((b.doc_id, b.chunk_index) in unfiltered for b in blocks) or _moved_ranks(
+        truth.unfiltered, blocks
+    ):
+        return False
+    return truth.filtered is None or bool(_moved_ranks(truth.filtered, blocks))
 
 
 def _merged(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -> list[Violation]:

@@ -1,4 +1,13 @@
-"""Step definitions, one module per domain. The plugin registers every module listed here."""
+"""Step definitions, one module per domain; the plugin registers every module in :data:`STEP_MODULES`.
+
+- ``quality``, ``postprocess``, ``gates``, ``labels``: the pure capabilities' scenarios;
+- ``search``, ``lookup``: the scenarios on Milvus, through the judge;
+- ``evidence``: evidence blocks' labels and order at the lookup and post-process levels (R2, R7);
+- ``engine``, ``engine_then`` (with ``_engine_kit``): the engine-behaviour scenarios (``--checks engine``);
+- ``properties``, ``knowledge_base`` (with ``_property_run``): the property scenarios, over generated
+  inputs and over the generated knowledge base;
+- ``_tables``: reading the feature files' data tables.
+"""
 
 STEP_MODULES: tuple[str, ...] = (
     "conformance.scenarios.steps.quality",

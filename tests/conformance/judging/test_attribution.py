@@ -168,3 +168,15 @@ def test_an_alias_read_as_a_distance_counts_under_r1() -> None:
     error = _fails(_judge(AliasAsDistance()), request)
     assert set(error.requirements) == {"score-labels"}
     assert "with the canonical labels" in str(error)
+
+
+def test_retry_evidence_that_the_hints_explain_counts_under_no_boost_and_the_gates_stay() -> None:
+    from conformance.judging._attribution import HINTS, reattribute
+
+    evidence = model.violation("retry-evidence", "merged retry evidence", "the best chunk a#0", "b#0, c#0")
+    gate = model.violation("low-quality", "isLowQuality", "True", "False")
+    moved, kept = reattribute([evidence, gate], HINTS)
+    assert (moved.rule.id, moved.requirement) == ("no-boost", "rank-order")
+    assert "seen by retry-evidence" in moved.actual
+    assert "without the L0 hints" in (moved.varied or "")
+    assert kept.rule.id == "low-quality"  # a gate the hints flip is still R5's

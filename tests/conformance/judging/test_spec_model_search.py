@@ -265,6 +265,20 @@ def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
     assert rules(model.check_lookup(lookup(None), other_search, LOOKUP)) == {"lookup-retrieval"}
 
 
+def test_a_retry_whose_best_hit_its_post_processing_dropped_breaks_r4_not_the_retry() -> None:
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    unfiltered = LOOKUP.unfiltered.candidates
+    # The retry ran (its hits at its ranks), but a reorder and a cut dropped its best chunk a#0.
+    dropped_best = [block(unfiltered[1], dq(0.3)), block(unfiltered[2], dq(0.5))]
+    found = model.check_lookup(strict, _reply(dropped_best, "unfiltered_retry", strict.config), LOOKUP)
+    assert "best-ranks-kept" in rules(found)
+    assert "retry-evidence" not in rules(found)
+    # The filtered hits at the filtered ranks under a retry's path: the retry's result is not there.
+    filtered_only = [block(LOOKUP.filtered.candidates[0], dq(0.5))]
+    found = model.check_lookup(strict, _reply(filtered_only, "unfiltered_retry", strict.config), LOOKUP)
+    assert "retry-evidence" in rules(found)
+
+
 def _reply(blocks, path: str, config: PostProcessConfig = CONFIG) -> LookupReply:
     qualities = [b.quality_score for b in blocks]
     top = max(qualities) if qualities else None
