@@ -87,7 +87,7 @@ def _mini_run(pytester: pytest.Pytester, fault: str, *options: str, feature: str
         ("crash", "errored", "exited (code 3) before replying"),
         ("hang", "errored", "no reply within 1 s"),
         ("garbage", "errored", "no reply within 1 s"),  # a non-JSON line, and then nothing
-        ("invalid", "errored", "not a valid quality_score reply"),
+        ("invalid", "errored", "does not fit the quality_score reply's shape"),
         ("string-number", "errored", "expected a number, got str '0.5'"),
         ("noise", "passed", None),
         ("slow", "passed", None),
@@ -215,7 +215,7 @@ def test_invalid_replies_of_one_capability_error_only_its_scenarios(tmp_path: Pa
     assert others, "and scenarios of the other capabilities"
     for scenario in post:
         assert scenario["status"] == "errored", scenario
-        assert "not a valid post_process reply" in scenario["message"]
+        assert "does not fit the post_process reply's shape" in scenario["message"]
         assert "perhaps" in scenario["message"]  # what was received, quoted
     assert {s["status"] for s in others} == {"passed"}, others  # labels and quality still judged
     assert code == 1
