@@ -50,7 +50,8 @@ def _run(args: argparse.Namespace) -> int:
         why = ""
         if report.verdict == "NOT JUDGED" and report.summary.not_judged:
             why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
-        print(f"verdict: {report.verdict} ({adapter}){why}; report in {args.report}; exit code {code}")
+        # The verdict with what it judged is the table's last line above; this one closes the run.
+        print(f"verdict: {report.verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
     return code
 
 

@@ -32,6 +32,7 @@ from ._report import (
     format_table,
     not_judged_report,
 )
+from ._scope import requirement_number
 
 __all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
 
@@ -86,6 +87,21 @@ class OutcomeCollector:
         if text not in self.warnings:
             self.warnings.append(text)
 
+    def handshake_notes(self) -> list[str]:
+        """What the run notes about the implementation's own description (never a failure)."""
+        if self.adapter is None:
+            return []
+        notes = []
+        extra = sorted(self.adapter.model_extra or {})
+        if extra:
+            notes.append(
+                "the start reply (describe) carried fields the protocol does not define: "
+                f"{', '.join(extra)}; kept in environment.adapter.extra"
+            )
+        if self.adapter.language is None:
+            notes.append('the start reply does not say its language: shown as unknown; add "language"')
+        return notes
+
     def advise(self, text: str) -> None:
         """Advice for the report: a choice the spec allows that defeats its purpose (never a failure)."""
         if text not in self.advice:
@@ -127,10 +143,12 @@ class OutcomeCollector:
         feature, scenario = _names(item)
         if item.get_closest_marker("rqs_property") is not None:
             self._properties.add(scenario_id)
+        requirement_id = _marker_arg(item, "rqs_req") or "unassigned"
         self.results[item.nodeid] = ScenarioResult(
             id=scenario_id,
             requirement=feature.strip() or "(no feature)",
-            requirement_id=_marker_arg(item, "rqs_req") or "unassigned",
+            requirement_id=requirement_id,
+            requirement_number=requirement_number(requirement_id),
             name=scenario.strip() or item.name,
             status=status,
             message=message,
@@ -141,6 +159,7 @@ class OutcomeCollector:
             broken_requirements=broken,
             rules=rules,
             notes=notes,
+            needs=tuple(str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -153,6 +172,8 @@ class OutcomeCollector:
             fields = {"name", "version", "language", "homepage"}
             adapter = self.adapter.model_dump(mode="json", include=fields)
             adapter["capabilities"] = sorted(str(c) for c in self.adapter.capabilities)
+            if self.adapter.model_extra:  # kept, as every reply's undefined fields are
+                adapter["extra"] = dict(self.adapter.model_extra)
         return Environment(
             kit_version=kit_version(),
             spec_sha256=spec_sha256(),
@@ -168,6 +189,7 @@ class OutcomeCollector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.reason is not None:
             self.report = not_judged_report(self.reason, self.environment(), warnings=self.warnings)
+            self.report = self.report.model_copy(update={"notes": tuple(self.handshake_notes())})
             xmlpath = getattr(self.config.option, "xmlpath", None)
             if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
                 Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
@@ -185,7 +207,12 @@ class OutcomeCollector:
                     f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
                 )
             self.report = report.model_copy(
-                update={"warnings": tuple(self.warnings), "advice": tuple(self.advice), "reason": reason}
+                update={
+                    "warnings": tuple(self.warnings),
+                    "advice": tuple(self.advice),
+                    "notes": tuple(self.handshake_notes()),
+                    "reason": reason,
+                }
             )
             if self.report.verdict == "NOT JUDGED" and session.exitstatus != pytest.ExitCode.INTERRUPTED:
                 # The same exit code as a run that could not judge from the start: never pytest's 0 or
@@ -208,6 +235,13 @@ class OutcomeCollector:
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
+            if self.config.get_verbosity() > -2:  # pytest's closing line follows: say what it counts
+                terminalreporter.write_line(
+                    f"(the table counts {self.report.summary.total} scenarios; pytest's line below counts "
+                    f"its {len(self.results)} test items: each outline example is one)"
+                )
+        for text in self.report.notes:
+            terminalreporter.write_line(f"note: {text}")
         for text in self.report.advice:
             terminalreporter.write_line(f"advice: {text}", cyan=True)
         for text in self.report.warnings[:_WARNINGS_SHOWN]:
