@@ -12,7 +12,7 @@ import hashlib
 import platform
 import shlex
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ from ._report import (
 from ._scope import requirement_number
 
 __all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
+
+_DEFAULT_TIMEOUT = 30.0  # rag-conformance run's --adapter-timeout default: the replay need not say it
 
 _MESSAGE_LIMIT = 2000
 NOTES = pytest.StashKey[list[str]]()
@@ -67,6 +69,7 @@ class OutcomeCollector:
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
+        self.unselected_spec: list[str] = []  # @spec hashes of the transcriptions -k left out
         self._properties: set[str] = set()
         config.stash[self.key] = self
 
@@ -106,6 +109,13 @@ class OutcomeCollector:
         """Advice for the report: a choice the spec allows that defeats its purpose (never a failure)."""
         if text not in self.advice:
             self.advice.append(text)
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        # The spec's scenarios a run leaves out (-k) are still the spec's: counted, as not judged.
+        for item in items:
+            spec_hash = _marker_arg(item, "rqs_spec")
+            if spec_hash and item.get_closest_marker("rqs_engine_check") is None:
+                self.unselected_spec.append(spec_hash)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -196,7 +206,10 @@ class OutcomeCollector:
                 write_junit(self.report, xmlpath)
         elif self.results:
             report = build_report(
-                self.results.values(), self.environment(), requirement_order=_requirement_order()
+                self.results.values(),
+                self.environment(),
+                requirement_order=_requirement_order(),
+                unselected_spec=self.unselected_spec,
             )
             reason = None
             if report.summary.not_judged and self.lost_engine is not None:
@@ -262,10 +275,18 @@ class OutcomeCollector:
             return None
         option = self.config.getoption
         profile = option("rqs_profile", default=None) or "ci"
+        # Only options `rag-conformance run --help` lists: a stdio program is --adapter-cmd there, however
+        # it reached pytest (--rqs-adapter-cmd, or the runner's --rqs-adapter cmd:...).
         command = ["rag-conformance", "run"]
         adapter_cmd, adapter = option("rqs_adapter_cmd", default=None), option("rqs_adapter", default=None)
+        if not adapter_cmd and adapter and adapter.startswith("cmd:"):
+            adapter_cmd = adapter.removeprefix("cmd:")
         if adapter_cmd:
             command += ["--adapter-cmd", adapter_cmd]
+            timeout = option("rqs_adapter_timeout", default=None)
+            if timeout is not None and float(timeout) != _DEFAULT_TIMEOUT:
+                command += ["--adapter-timeout", f"{float(timeout):g}"]
+            command += ["--strict-stdout"] * bool(option("rqs_strict_stdout", default=False))
         elif adapter and adapter != "reference":
             command += ["--adapter", adapter]
         milvus = option("rqs_milvus", default=None)

@@ -151,6 +151,7 @@ class SpecTally(_Model):
     judged: int = 0
     partly_judged: int = 0
     failed: int = 0
+    not_selected: int = 0  # left out of the run as a whole (``-k``): not judged
 
     @property
     def not_judged(self) -> int:
@@ -250,9 +251,9 @@ def _verdict(summary: Summary) -> Verdict:
     return "NOT APPLICABLE"
 
 
-def spec_tally(scenarios: Iterable[ScenarioResult]) -> SpecTally:
+def spec_tally(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] = ()) -> SpecTally:
     """The spec's scenarios counted by what the run did with them (:func:`._scope.spec_counts`)."""
-    return SpecTally(**spec_counts(scenarios))
+    return SpecTally(**spec_counts(scenarios, unselected))
 
 
 def _scope(
@@ -284,12 +285,15 @@ def build_report(
     *,
     requirement_order: Sequence[str] = (),
     reason: str | None = None,
+    unselected_spec: Iterable[str] = (),
 ) -> Report:
     """Fold examples, count per requirement and decide verdicts.
 
     Requirements come in ``requirement_order`` (their titles, as in the spec), then any others in order
     of first appearance. A run with a scenario NOT JUDGED is NOT JUDGED as a whole, failures or not:
     it is incomplete, and ``reason`` says why; what was judged stays in the report.
+    ``unselected_spec`` holds the ``@spec`` hash of each transcription the run left out (``-k``): the
+    spec's scenarios still count them, as not judged.
     """
     scenarios = [
         s
@@ -321,7 +325,7 @@ def build_report(
             )
         )
     summary = _summary(scenarios)
-    tally = spec_tally(scenarios)
+    tally = spec_tally(scenarios, unselected_spec)
     report = Report(
         report_version=REPORT_VERSION,
         summary=summary,
@@ -395,6 +399,7 @@ def format_table(report: Report) -> str:
         lines.append(
             f"spec scenarios: {tally.judged} of {tally.total} judged{part}, {tally.passed} passed"
             + (f", {tally.failed} failed" if tally.failed else "")
+            + (f", {tally.not_selected} not selected (-k)" if tally.not_selected else "")
         )
     lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]

@@ -45,6 +45,7 @@ __all__ = [
 JUDGED_STATUSES = frozenset({"passed", "failed", "errored", "xfailed"})
 """Statuses that are a judgement of the implementation (the others say why there is none)."""
 _BROKEN = frozenset({"failed", "errored"})
+_UNSELECTED = "not selected"  # a transcription the run left out (-k), in spec_counts only
 _CAPABILITY_ORDER = {str(c): i for i, c in enumerate(Capability)}
 
 
@@ -58,16 +59,22 @@ def requirement_label(requirement_id: str) -> str:
     return requirement_number(requirement_id) or requirement_id
 
 
-def spec_counts(scenarios: Iterable[ScenarioResult]) -> dict[str, int]:
+def spec_counts(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] = ()) -> dict[str, int]:
     """The spec's scenarios by what the run did with them (see the module docstring): ``total``,
-    ``passed``, ``failed``, ``judged`` (failed ones included), ``partly_judged``."""
+    ``passed``, ``failed``, ``judged`` (failed ones included), ``partly_judged``, ``not_selected``.
+
+    ``unselected`` holds the ``@spec`` hash of each transcription the run left out (``-k``): a
+    transcription not run is not judged, so ``-k`` on one scenario judges 1 of the spec's 12."""
     transcriptions: dict[str, list[str]] = {}
     for result in scenarios:
         if result.spec_hash:
             transcriptions.setdefault(result.spec_hash, []).append(result.status)
-    counts = dict.fromkeys(("total", "passed", "failed", "judged", "partly_judged"), 0)
+    for spec_hash in unselected:
+        transcriptions.setdefault(spec_hash, []).append(_UNSELECTED)
+    counts = dict.fromkeys(("total", "passed", "failed", "judged", "partly_judged", "not_selected"), 0)
     for statuses in transcriptions.values():
         counts["total"] += 1
+        counts["not_selected"] += all(s == _UNSELECTED for s in statuses)
         if any(s in _BROKEN for s in statuses):
             counts["failed"] += 1
             counts["judged"] += 1
@@ -127,6 +134,8 @@ def verdict_text(report: Report) -> str:
             spec += f", {tally.partly_judged} more in part"
         if tally.failed:
             spec += f", {tally.failed} failed"
+        if tally.not_selected:
+            spec += f", {tally.not_selected} not selected (-k)"
         parts.append(spec)
     # By number: a version-1 report has no numbers stored, its requirement ids have them.
     rows = [(n, r) for r in report.requirements if (n := requirement_number(r.requirement_id))]
