@@ -11,6 +11,8 @@ from .boundary._errors import (
 )
 from .boundary._implementation_base import ImplementationBase
 from .boundary._protocol import (
+    BASE_CAPABILITIES,
+    PURE_CAPABILITIES,
     Block,
     Capability,
     Corpus,
@@ -35,6 +37,8 @@ from .commands._runner import RunOutcome, run_conformance
 from .reporting import Report
 
 __all__ = [
+    "BASE_CAPABILITIES",
+    "PURE_CAPABILITIES",
     "AdapterCallError",
     "AdapterLoadError",
     "Block",
