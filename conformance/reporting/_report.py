@@ -22,8 +22,9 @@ verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its
 ``NOT JUDGED`` too, with the ``reason`` and every scenario judged before the loss (or needing no engine).
 
 What the run judged (``spec_scenarios``, ``scope``, ``verdict_text``) is :mod:`._scope`'s: one set of
-counts for every view. ``report_version`` is 2 since those were added (and ``number``, ``needs``,
-``blocked_by``, ``notes``); a report without it is version 1, and reads the same.
+counts for every view. ``report_version`` is 2 since those were added (and ``number``,
+``requirement_number``, ``broken_numbers``, ``needs``, ``blocked_by``, ``notes``); a report without
+it is version 1, and reads the same.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class ScenarioResult(_Model):
     examples: int = 1
     duration_s: float = 0.0
     broken_requirements: tuple[str, ...] = ()
+    broken_numbers: tuple[str, ...] = ()  # the same requirements by number (R1 ...), where they have one
     rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # the capabilities the scenario needs (its @needs tags)
@@ -251,6 +253,14 @@ def _verdict(summary: Summary) -> Verdict:
     return "NOT APPLICABLE"
 
 
+def _numbered(result: ScenarioResult) -> ScenarioResult:
+    """The result with its requirements' numbers beside their ids (what the spec's readers say)."""
+    broken = tuple(n for r in broken_requirements(result) if (n := requirement_number(r)))
+    return result.model_copy(
+        update={"requirement_number": requirement_number(result.requirement_id), "broken_numbers": broken}
+    )
+
+
 def spec_tally(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] = ()) -> SpecTally:
     """The spec's scenarios counted by what the run did with them (:func:`._scope.spec_counts`)."""
     return SpecTally(**spec_counts(scenarios, unselected))
@@ -295,12 +305,7 @@ def build_report(
     ``unselected_spec`` holds the ``@spec`` hash of each transcription the run left out (``-k``): the
     spec's scenarios still count them, as not judged.
     """
-    scenarios = [
-        s
-        if s.requirement_number
-        else s.model_copy(update={"requirement_number": requirement_number(s.requirement_id)})
-        for s in merge_examples(results)
-    ]
+    scenarios = [_numbered(s) for s in merge_examples(results)]
     groups: dict[str, list[ScenarioResult]] = {}
     rank = {title: i for i, title in enumerate(requirement_order)}
     for result in sorted(scenarios, key=lambda r: rank.get(r.requirement, len(rank))):

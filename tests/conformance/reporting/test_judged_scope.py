@@ -94,6 +94,8 @@ def test_a_requirement_stopped_by_another_ones_failure_is_blocked_not_not_judged
     rows = {r.requirement_id: r for r in report.requirements}
     assert rows["dense-distance-gates"].verdict == "BLOCKED"
     assert rows["dense-distance-gates"].blocked_by == ("score-labels",)
+    failed = next(s for s in report.scenarios if s.status == "failed")
+    assert (failed.requirement_number, failed.broken_numbers) == ("R7", ("R1",))  # numbers beside ids
     assert requirement_verdict_text(rows["dense-distance-gates"]) == "BLOCKED (1 stopped by R1)"
     assert rows["score-labels"].verdict == "DOES NOT CONFORM"
     assert report.verdict == "DOES NOT CONFORM"
@@ -136,7 +138,7 @@ def test_a_version_1_report_reads_and_is_counted_the_same_way() -> None:
     for row in data["requirements"]:
         row.pop("number"), row.pop("blocked_by")
     for result in data["scenarios"]:
-        result.pop("requirement_number"), result.pop("needs")
+        result.pop("requirement_number"), result.pop("needs"), result.pop("broken_numbers")
     old = Report.model_validate(data)
     assert old.report_version == 1
     assert old.judged_spec() == report.spec_scenarios
