@@ -57,8 +57,9 @@ def _run(args: argparse.Namespace) -> int:
         why = ""
         if report.verdict == "NOT JUDGED" and report.summary.not_judged:
             why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
-        # The verdict with what it judged is the table's last line above; this one closes the run.
-        print(f"verdict: {report.verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
+        # The last line a user reads says what was judged too: a bare CONFORMS would overstate a partial run.
+        verdict = report.described_verdict()
+        print(f"verdict: {verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
     return code
 
 
