@@ -30,6 +30,8 @@ from .boundary._errors import (
 )
 from .boundary._implementation_base import ImplementationBase
 from .boundary._protocol import (
+    BASE_CAPABILITIES,
+    PURE_CAPABILITIES,
     Block,
     Capability,
     Corpus,
@@ -54,6 +56,8 @@ from .commands._runner import RunOutcome, run_conformance
 from .reporting import Report
 
 __all__ = [
+    "BASE_CAPABILITIES",
+    "PURE_CAPABILITIES",
     "AdapterCallError",
     "AdapterLoadError",
     "Block",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -151,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     report_dir = config.getoption(OPT_REPORT)
     outcomes = OutcomeCollector(config, report_dir)
     config.pluginmanager.register(outcomes, "rqs-outcomes")
+    _keep_hypothesis_out_of_cwd(config)
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
     outcomes.hypothesis_seed = random.getrandbits(32) if seed is None else seed
@@ -168,11 +170,50 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(EngineWatch(resources, outcomes), "rqs-engine-watch")
 
 
+_HYPOTHESIS_HOME = pytest.StashKey[bool]()
+
+
+def _keep_hypothesis_out_of_cwd(config: pytest.Config) -> None:
+    """Hypothesis keeps a storage directory (``.hypothesis/``, its constants cache even with the
+    property scenarios' ``database=None``) in the working directory; a judging run puts it under the
+    report directory, or the user's cache without one. ``HYPOTHESIS_STORAGE_DIRECTORY`` wins, and a
+    pytest run that does not judge (no report, no adapter) is left as it is."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    report_dir = config.getoption(OPT_REPORT)
+    if report_dir:
+        home = Path(report_dir) / ".hypothesis"
+    elif config.getoption(OPT_ADAPTER) or config.getoption(OPT_ADAPTER_CMD):
+        cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        home = Path(cache) / "rag-conformance" / "hypothesis"
+    else:
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(home.resolve())
+    config.stash[_HYPOTHESIS_HOME] = True
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_HYPOTHESIS_HOME, False):  # back to Hypothesis's own choice, for what runs next
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        set_hypothesis_home_dir(None)
+
+
 def _adapter_address(config: pytest.Config) -> str:
     command = config.getoption(OPT_ADAPTER_CMD)
     if command:
         return f"cmd:{command}"
     return config.getoption(OPT_ADAPTER) or "reference"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # `-k dense-quality-from-l2` selects by the report's own scenario id, as `-k dense_quality_from_l2`
+    # does by the test's name: the id becomes one of the item's keywords (matched as -k matches names).
+    scenario_id = item.get_closest_marker("rqs_id")
+    if scenario_id is not None and scenario_id.args:
+        item.extra_keyword_matches.add(str(scenario_id.args[0]))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

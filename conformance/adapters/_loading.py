@@ -82,6 +82,8 @@ def load_adapter(
             f"adapter {spec!r} ({kind}): describe() must return an ImplementationInfo "
             f"(name, version, capabilities); it gave {type(exc).__name__}: {exc}"
         ) from exc
+    if info.language is None:
+        info = info.model_copy(update={"language": "python"})  # in process, it is Python code
     missing = missing_methods(implementation, info)
     if missing:
         needs = "; ".join(f"capability {cap!r} needs {', '.join(names)}" for cap, names in missing.items())

@@ -19,11 +19,13 @@ from pydantic.alias_generators import to_camel
 
 __all__ = [
     "BASE_CAPABILITIES",
+    "PURE_CAPABILITIES",
     "Block",
     "Capability",
     "Corpus",
     "CorpusChunk",
     "Dropped",
+    "Flag",
     "Hints",
     "Hit",
     "Implementation",
@@ -60,7 +62,10 @@ def _real(value: Any) -> Any:
         if value is None:
             return value  # optional fields; required ones still reject None
         raise ValueError(f"expected a number, got {type(value).__name__} {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"expected a number a double can hold, got {value!r}") from None
 
 
 def _whole(value: Any) -> Any:
@@ -77,10 +82,25 @@ def _whole(value: Any) -> Any:
     return int(number)
 
 
+def _flag(value: Any) -> Any:
+    """``true``/``false`` (and numpy's bool in process); never text or a number.
+
+    pydantic's lax mode would read ``"true"``, ``"yes"`` and ``1`` as True, which the JSON Schema
+    (``boolean``) refuses: the kit reads a reply the way its schema states, in process and over stdio.
+    """
+    if isinstance(value, bool):
+        return value
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
+        return bool(value)
+    raise ValueError(f"expected true or false, got {type(value).__name__} {value!r}")
+
+
 Real = Annotated[float, BeforeValidator(_real)]
 """A float field that accepts any real number type and rejects text and booleans."""
 WholeNumber = Annotated[int, BeforeValidator(_whole)]
 """An int field that accepts any integral number type and rejects text and booleans."""
+Flag = Annotated[bool, BeforeValidator(_flag)]
+"""A bool field that accepts true and false only (numpy's bool in process), never text or numbers."""
 
 
 class Wire(BaseModel):
@@ -92,6 +112,9 @@ class Wire(BaseModel):
         serialize_by_alias=True,  # the wire is camelCase whoever dumps it
         frozen=True,
         extra="forbid",
+        # The kit writes every field of a request, null where a value is absent: the request schema
+        # says so (a default is what the kit puts there, not a field it may leave out).
+        json_schema_serialization_defaults_required=True,
     )
 
 
@@ -127,14 +150,28 @@ BASE_CAPABILITIES = frozenset(
     {Capability.LABELS, Capability.QUALITY, Capability.POST_PROCESS, Capability.SEARCH, Capability.LOOKUP}
 )
 """Every capability, both search modes included: what a complete implementation declares."""
+PURE_CAPABILITIES = frozenset({Capability.LABELS, Capability.QUALITY, Capability.POST_PROCESS})
+"""The capabilities that need no Milvus: labels, the normalizer and post-process (the seed's three
+classes). Declaring only these judges 7 of the spec's 12 scenarios: the others need search or lookup."""
+
+
+def _repeats_allowed(schema: dict[str, Any]) -> None:
+    schema.pop("uniqueItems", None)  # a capability named twice is declared once, as the kit reads it
 
 
 class ImplementationInfo(Reply):
+    """What an implementation says about itself: the ``start`` reply over stdio, ``describe()`` in process.
+
+    ``language`` is the language it is written in: reports show ``unknown`` when a stdio program does
+    not say (an in-process adapter is Python). Fields the protocol does not define are kept
+    (``model_extra``) and reported, like those of every reply.
+    """
+
     name: str
     version: str
-    language: str = "python"
+    language: str | None = None
     homepage: str | None = None
-    capabilities: frozenset[Capability]
+    capabilities: frozenset[Capability] = Field(json_schema_extra=_repeats_allowed)
 
     def supports(self, capability: str, mode: str | None = None) -> bool:
         """Whether ``capability`` was declared, for ``mode`` when given (``search``/``lookup`` only).
@@ -229,7 +266,7 @@ class PostProcessReply(Reply):
     dropped: tuple[Dropped, ...] = ()
     relevance_level: str
     top_quality_score: Real | None = None
-    is_low_quality: bool
+    is_low_quality: Flag
 
 
 # -- Milvus-backed ---------------------------------------------------------------------------------

@@ -39,7 +39,14 @@ def _run(args: argparse.Namespace) -> int:
         tb=args.tb,
     )
     code = outcome.exit_code
-    if outcome.report is None:
+    if outcome.report is None and args.select and outcome.pytest_exit_code == 5:  # pytest: none selected
+        print(
+            f"rag-conformance: -k {args.select!r} selects no scenario; -k takes a scenario id as the report "
+            "and the table show it (dense-quality-from-l2), words of the test's name (legacy_aliases), or "
+            f"an expression of them (a or b, not c). Exit code {code}",
+            file=sys.stderr,
+        )
+    elif outcome.report is None:
         print(
             f"rag-conformance: no scenario ran (pytest exit code {outcome.pytest_exit_code}), so nothing "
             f"was judged; see the message above. Exit code {code}",
@@ -50,7 +57,9 @@ def _run(args: argparse.Namespace) -> int:
         why = ""
         if report.verdict == "NOT JUDGED" and report.summary.not_judged:
             why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
-        print(f"verdict: {report.verdict} ({adapter}){why}; report in {args.report}; exit code {code}")
+        # The last line a user reads says what was judged too: a bare CONFORMS would overstate a partial run.
+        verdict = report.described_verdict()
+        print(f"verdict: {verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
     return code
 
 
@@ -173,7 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the spec's scenarios judging the adapter (default), Milvus engine-behaviour checks, or both",
     )
     run.add_argument(
-        "-k", dest="select", default=None, help="only scenarios matching this pytest -k expression"
+        "-k",
+        dest="select",
+        default=None,
+        help="only the scenarios matching this pytest -k expression: scenario ids as the report shows them "
+        "(-k dense-quality-from-l2) or words of their test names (-k legacy_aliases)",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
     target.add_argument(

@@ -105,8 +105,9 @@ def run_conformance(
         args += ["-" + "v" * verbose, f"--tb={tb or 'short'}"]
     else:
         # Quiet: the table says what broke, one line per scenario; pytest's own summary lines and
-        # tracebacks would repeat it, longer, above it.
-        args += ["-q", f"--tb={tb or 'no'}", "-rN", "--disable-warnings"]
+        # tracebacks would repeat it, longer, above it. -qq also drops pytest's closing line, which
+        # counts test items (each outline example one), not the table's scenarios.
+        args += ["-qq", f"--tb={tb or 'no'}", "-rN", "--disable-warnings"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args += ["-p", "conformance.plugin", "-p", "pytest_bdd.plugin"]
     if report_dir is not None:

@@ -38,6 +38,10 @@ ADVICE: dict[str, str] = {
     "wrong_seq": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "ahead": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "noisy": "stdout carries protocol lines only: send logs to stderr",
+    "not_utf8": "write stdout as UTF-8, whatever the locale (a JVM: new PrintStream(new "
+    "FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8)); the kit reads UTF-8 only",
+    "non_finite": "NaN and Infinity are not JSON: reply with a finite number (or null where the field "
+    "allows it); Gson writes a bare NaN for a NaN double, so check before replying",
     "invalid": "the reply does not match the protocol: see the field errors above, and "
     "`rag-conformance schema --out DIR` for the JSON Schema of every reply",
     "start:timeout": "no answer to start: read stdin line by line, answer each line at once, and flush "
@@ -73,13 +77,22 @@ def smoke(
             say(f"FAIL start: {exc}")
             say(f"  advice: {advice_for(exc, 'start')}")
             return 1
-        say(f"ok   start: {info.name} {info.version} ({info.language}); capabilities: {_caps(info)}")
+        language = info.language or 'language unknown: add "language" to the start reply'
+        say(f"ok   start: {info.name} {info.version} ({language}); capabilities: {_caps(info)}")
+        if info.model_extra:
+            say(f"note start: fields the protocol does not define, kept and reported: {_extra(info)}")
         failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
         if info.needs_milvus:
             failures += _milvus_calls(adapter, info, milvus, say)
+        else:
+            failures += not _check(say, "stop", lambda: adapter.close(strict=True))
         return 1 if failures else 0
     finally:
         adapter.close()
+
+
+def _extra(info: ImplementationInfo) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in sorted((info.model_extra or {}).items()))
 
 
 def _caps(info: ImplementationInfo) -> str:
@@ -162,5 +175,6 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
                 )
                 calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
         failures = sum(not _check(say, name, call) for name, call in calls)
-        adapter.close()  # drop the implementation's collection before the engine goes away
+        # stop drops the implementation's collection, before the engine goes away
+        failures += not _check(say, "stop", lambda: adapter.close(strict=True))
         return failures

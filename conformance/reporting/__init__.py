@@ -1,6 +1,8 @@
 """The report of a conformance run.
 
 - ``_report``: the report's model (``report.json``): scenario results, per-requirement rows, verdicts.
+- ``_scope``: what a run judged (the spec's scenarios, the requirements by number) and the verdict
+  said with it, one set of counts for every view.
 - ``_junit``: the JUnit view of a report.
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
   a report and writes it; not imported here, so importing the report model stays free of pytest.
@@ -13,10 +15,12 @@ from ._junit import junit_xml, write_junit
 from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
+    REPORT_VERSION,
     Environment,
     Report,
     RequirementRow,
     ScenarioResult,
+    Scope,
     SpecTally,
     Status,
     Summary,
@@ -25,15 +29,19 @@ from ._report import (
     build_report,
     format_table,
     not_judged_report,
+    spec_tally,
 )
+from ._scope import requirement_number, requirement_verdict_text, verdict_text
 
 __all__ = [
     "NOT_APPLICABLE_PREFIX",
     "NOT_JUDGED_PREFIX",
+    "REPORT_VERSION",
     "Environment",
     "Report",
     "RequirementRow",
     "ScenarioResult",
+    "Scope",
     "SpecTally",
     "Status",
     "Summary",
@@ -43,5 +51,9 @@ __all__ = [
     "format_table",
     "junit_xml",
     "not_judged_report",
+    "requirement_number",
+    "requirement_verdict_text",
+    "spec_tally",
+    "verdict_text",
     "write_junit",
 ]

@@ -4,8 +4,11 @@ CI systems show JUnit per suite. A scenario that failed under another requiremen
 judge checks every reply against the whole spec) appears as a failure in the suite of each requirement
 it broke, and in its own suite as skipped with a pointer, so no suite claims a pass it did not see.
 
-A run that could not judge has one more suite, ``conformance``, whose one test case is the error that
-says why; a run that stopped before its first scenario has only that one.
+One more suite, ``conformance``, says what the run judged in its properties (the verdict with its
+words, the spec scenarios judged of the spec's, the requirements judged, blocked and not judged, by
+number): the same counts as the table and ``report.json``. It has no test case, except in a run that
+could not judge: then its one test case is the error that says why (a run that stopped before its
+first scenario has only that suite). Each requirement's suite carries its number and verdict.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ._report import Report, ScenarioResult, broken_requirements
+from ._scope import requirement_number, requirement_verdict_text
 
 __all__ = ["junit_xml", "write_junit"]
 
@@ -25,17 +29,41 @@ def junit_xml(report: Report) -> str:
     """The report as a JUnit ``<testsuites>`` document (the verdict NOT JUDGED adds one error)."""
     root = ET.Element("testsuites", name="rag-retrieval-quality-score")
     for row in report.requirements:
-        suite = _suite(root, row.requirement_id, row.requirement)
+        number = row.number or requirement_number(row.requirement_id)
+        suite = _suite(
+            root,
+            row.requirement_id,
+            {"requirement": row.requirement, "number": number, "verdict": requirement_verdict_text(row)},
+        )
         for scenario in report.scenarios:
             counted_here = row.requirement_id in broken_requirements(scenario)
             if scenario.requirement_id == row.requirement_id or counted_here:
                 _case(suite, row.requirement_id, scenario, counted_here)
+    suite = _suite(root, "conformance", _judged(report))
+    _count(suite, [])
     if report.verdict == "NOT JUDGED":
-        suite = _suite(root, "conformance")
         case = ET.SubElement(suite, "testcase", classname="conformance", name="judge the implementation")
         ET.SubElement(case, "error", message="NOT JUDGED").text = report.reason or "the kit could not judge"
         _count(suite, [("tests", 1), ("errors", 1)])
     return _text(root)
+
+
+def _judged(report: Report) -> dict[str, str | None]:
+    """The ``conformance`` suite's properties: what the run judged, as the table says it."""
+    tally = report.judged_spec()
+    properties: dict[str, str | None] = {
+        "verdict": report.verdict,
+        "verdict_text": report.described_verdict(),
+        "spec_scenarios_total": str(tally.total),
+        "spec_scenarios_judged": str(tally.judged),
+        "spec_scenarios_judged_in_part": str(tally.partly_judged),
+        "spec_scenarios_passed": str(tally.passed),
+    }
+    if report.scope is not None:
+        properties["requirements_judged"] = " ".join(report.scope.judged)
+        properties["requirements_blocked"] = " ".join(report.scope.blocked)
+        properties["requirements_not_judged"] = " ".join(report.scope.not_judged)
+    return properties
 
 
 def write_junit(report: Report, path: str | Path) -> Path:
@@ -45,11 +73,13 @@ def write_junit(report: Report, path: str | Path) -> Path:
     return out
 
 
-def _suite(root: ET.Element, name: str, title: str | None = None) -> ET.Element:
+def _suite(root: ET.Element, name: str, properties: dict[str, str | None] | None = None) -> ET.Element:
     suite = ET.SubElement(root, "testsuite", name=name)
-    if title:
+    shown = {key: value for key, value in (properties or {}).items() if value is not None}
+    if shown:
         props = ET.SubElement(suite, "properties")
-        ET.SubElement(props, "property", name="requirement", value=title)
+        for key, value in shown.items():
+            ET.SubElement(props, "property", name=key, value=value)
     return suite
 
 

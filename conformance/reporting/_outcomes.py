@@ -12,7 +12,7 @@ import hashlib
 import platform
 import shlex
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,11 @@ from ._report import (
     format_table,
     not_judged_report,
 )
+from ._scope import requirement_number
 
 __all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
+
+_DEFAULT_TIMEOUT = 30.0  # rag-conformance run's --adapter-timeout default: the replay need not say it
 
 _MESSAGE_LIMIT = 2000
 NOTES = pytest.StashKey[list[str]]()
@@ -66,6 +69,7 @@ class OutcomeCollector:
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
+        self.unselected_spec: list[str] = []  # @spec hashes of the transcriptions -k left out
         self._properties: set[str] = set()
         config.stash[self.key] = self
 
@@ -86,10 +90,32 @@ class OutcomeCollector:
         if text not in self.warnings:
             self.warnings.append(text)
 
+    def handshake_notes(self) -> list[str]:
+        """What the run notes about the implementation's own description (never a failure)."""
+        if self.adapter is None:
+            return []
+        notes = []
+        extra = sorted(self.adapter.model_extra or {})
+        if extra:
+            notes.append(
+                "the start reply (describe) carried fields the protocol does not define: "
+                f"{', '.join(extra)}; kept in environment.adapter.extra"
+            )
+        if self.adapter.language is None:
+            notes.append('the start reply does not say its language: shown as unknown; add "language"')
+        return notes
+
     def advise(self, text: str) -> None:
         """Advice for the report: a choice the spec allows that defeats its purpose (never a failure)."""
         if text not in self.advice:
             self.advice.append(text)
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        # The spec's scenarios a run leaves out (-k) are still the spec's: counted, as not judged.
+        for item in items:
+            spec_hash = _marker_arg(item, "rqs_spec")
+            if spec_hash and item.get_closest_marker("rqs_engine_check") is None:
+                self.unselected_spec.append(spec_hash)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -127,10 +153,12 @@ class OutcomeCollector:
         feature, scenario = _names(item)
         if item.get_closest_marker("rqs_property") is not None:
             self._properties.add(scenario_id)
+        requirement_id = _marker_arg(item, "rqs_req") or "unassigned"
         self.results[item.nodeid] = ScenarioResult(
             id=scenario_id,
             requirement=feature.strip() or "(no feature)",
-            requirement_id=_marker_arg(item, "rqs_req") or "unassigned",
+            requirement_id=requirement_id,
+            requirement_number=requirement_number(requirement_id),
             name=scenario.strip() or item.name,
             status=status,
             message=message,
@@ -141,6 +169,7 @@ class OutcomeCollector:
             broken_requirements=broken,
             rules=rules,
             notes=notes,
+            needs=tuple(str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -153,6 +182,8 @@ class OutcomeCollector:
             fields = {"name", "version", "language", "homepage"}
             adapter = self.adapter.model_dump(mode="json", include=fields)
             adapter["capabilities"] = sorted(str(c) for c in self.adapter.capabilities)
+            if self.adapter.model_extra:  # kept, as every reply's undefined fields are
+                adapter["extra"] = dict(self.adapter.model_extra)
         return Environment(
             kit_version=kit_version(),
             spec_sha256=spec_sha256(),
@@ -168,13 +199,17 @@ class OutcomeCollector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.reason is not None:
             self.report = not_judged_report(self.reason, self.environment(), warnings=self.warnings)
+            self.report = self.report.model_copy(update={"notes": tuple(self.handshake_notes())})
             xmlpath = getattr(self.config.option, "xmlpath", None)
             if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
                 Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
                 write_junit(self.report, xmlpath)
         elif self.results:
             report = build_report(
-                self.results.values(), self.environment(), requirement_order=_requirement_order()
+                self.results.values(),
+                self.environment(),
+                requirement_order=_requirement_order(),
+                unselected_spec=self.unselected_spec,
             )
             reason = None
             if report.summary.not_judged and self.lost_engine is not None:
@@ -185,7 +220,12 @@ class OutcomeCollector:
                     f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
                 )
             self.report = report.model_copy(
-                update={"warnings": tuple(self.warnings), "advice": tuple(self.advice), "reason": reason}
+                update={
+                    "warnings": tuple(self.warnings),
+                    "advice": tuple(self.advice),
+                    "notes": tuple(self.handshake_notes()),
+                    "reason": reason,
+                }
             )
             if self.report.verdict == "NOT JUDGED" and session.exitstatus != pytest.ExitCode.INTERRUPTED:
                 # The same exit code as a run that could not judge from the start: never pytest's 0 or
@@ -208,6 +248,13 @@ class OutcomeCollector:
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
+            if self.config.get_verbosity() > -2:  # pytest's closing line follows: say what it counts
+                terminalreporter.write_line(
+                    f"(the table counts {self.report.summary.total} scenarios; pytest's line below counts "
+                    f"its {len(self.results)} test items: each outline example is one)"
+                )
+        for text in self.report.notes:
+            terminalreporter.write_line(f"note: {text}")
         for text in self.report.advice:
             terminalreporter.write_line(f"advice: {text}", cyan=True)
         for text in self.report.warnings[:_WARNINGS_SHOWN]:
@@ -228,10 +275,18 @@ class OutcomeCollector:
             return None
         option = self.config.getoption
         profile = option("rqs_profile", default=None) or "ci"
+        # Only options `rag-conformance run --help` lists: a stdio program is --adapter-cmd there, however
+        # it reached pytest (--rqs-adapter-cmd, or the runner's --rqs-adapter cmd:...).
         command = ["rag-conformance", "run"]
         adapter_cmd, adapter = option("rqs_adapter_cmd", default=None), option("rqs_adapter", default=None)
+        if not adapter_cmd and adapter and adapter.startswith("cmd:"):
+            adapter_cmd = adapter.removeprefix("cmd:")
         if adapter_cmd:
             command += ["--adapter-cmd", adapter_cmd]
+            timeout = option("rqs_adapter_timeout", default=None)
+            if timeout is not None and float(timeout) != _DEFAULT_TIMEOUT:
+                command += ["--adapter-timeout", f"{float(timeout):g}"]
+            command += ["--strict-stdout"] * bool(option("rqs_strict_stdout", default=False))
         elif adapter and adapter != "reference":
             command += ["--adapter", adapter]
         milvus = option("rqs_milvus", default=None)

@@ -14,9 +14,17 @@ Statuses:
 A failure names the requirement whose rule broke (``broken_requirements``), which need not be the
 requirement the scenario belongs to: every reply is checked against the whole spec, so a post-process
 scenario of R4 may see an R3 violation. The per-requirement table counts a failure where its rule
-lives. A run that could not judge at all (the adapter did not load, the engine was unreachable) has
-the verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its engine midway is
+lives. A requirement whose every scenario stopped at another requirement's failure is BLOCKED: it
+neither passed nor failed, and ``blocked_by`` names the requirements that stopped it.
+
+A run that could not judge at all (the adapter did not load, the engine was unreachable) has the
+verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its engine midway is
 ``NOT JUDGED`` too, with the ``reason`` and every scenario judged before the loss (or needing no engine).
+
+What the run judged (``spec_scenarios``, ``scope``, ``verdict_text``) is :mod:`._scope`'s: one set of
+counts for every view. ``report_version`` is 2 since those were added (and ``number``,
+``requirement_number``, ``broken_numbers``, ``needs``, ``blocked_by``, ``notes``); a report without
+it is version 1, and reads the same.
 """
 
 from __future__ import annotations
@@ -27,14 +35,23 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
+from ._scope import (
+    missing_capabilities,
+    requirement_number,
+    requirement_verdict_text,
+    spec_counts,
+    verdict_text,
+)
 
 __all__ = [
     "NOT_APPLICABLE_PREFIX",
     "NOT_JUDGED_PREFIX",
+    "REPORT_VERSION",
     "Environment",
     "Report",
     "RequirementRow",
     "ScenarioResult",
+    "Scope",
     "SpecTally",
     "Status",
     "Summary",
@@ -43,10 +60,14 @@ __all__ = [
     "build_report",
     "format_table",
     "not_judged_report",
+    "spec_tally",
 ]
 
 Status = Literal["passed", "failed", "errored", "not_judged", "not_applicable", "xfailed", "skipped"]
-Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED"]
+Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED", "BLOCKED"]
+REPORT_VERSION = 2
+"""The version of ``report.json``'s layout: 2 added the judged scope, requirement numbers, scenario
+needs, BLOCKED and notes (every version-1 field is still there, with the same meaning)."""
 # When examples of one scenario disagree, the scenario takes the first status in this order.
 _PRECEDENCE: tuple[Status, ...] = (
     "failed",
@@ -59,6 +80,7 @@ _PRECEDENCE: tuple[Status, ...] = (
 )
 NOT_JUDGED_PREFIX = "NOT JUDGED: "  # a skip reason that starts so is a scenario the kit could not judge
 _FAILURE_LINE_CHARS = 300  # the table's failure lines: one line each; report.json keeps the whole text
+_JUDGED_VERDICTS = ("CONFORMS", "DOES NOT CONFORM")
 
 
 class _Model(BaseModel):
@@ -69,6 +91,7 @@ class ScenarioResult(_Model):
     id: str
     requirement: str
     requirement_id: str
+    requirement_number: str | None = None  # R1 ... R7; None for the engine checks
     name: str
     status: Status
     message: str | None = None
@@ -78,8 +101,10 @@ class ScenarioResult(_Model):
     examples: int = 1
     duration_s: float = 0.0
     broken_requirements: tuple[str, ...] = ()
+    broken_numbers: tuple[str, ...] = ()  # the same requirements by number (R1 ...), where they have one
     rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()  # the capabilities the scenario needs (its @needs tags)
 
 
 class Summary(_Model):
@@ -99,8 +124,10 @@ class Summary(_Model):
 class RequirementRow(_Model):
     requirement: str
     requirement_id: str
+    number: str | None = None  # R1 ... R7, the spec's order; None for the engine checks
     summary: Summary
     verdict: Verdict
+    blocked_by: tuple[str, ...] = ()  # requirement ids whose failures stopped scenarios of this one
 
 
 class Environment(_Model):
@@ -117,23 +144,59 @@ class SpecTally(_Model):
     """How the spec's own scenarios fared, counted by spec text (``@spec`` hash).
 
     A spec scenario transcribed several times (once per capability) passes only if every transcription
-    passed. Derived scenarios and engine checks carry no hash and are not counted.
+    passed; it is judged when every transcription was (or one failed), judged in part when only some
+    were (:mod:`._scope`). Derived scenarios and engine checks carry no hash and are not counted.
     """
 
     passed: int
     total: int
+    judged: int = 0
+    partly_judged: int = 0
+    failed: int = 0
+    not_selected: int = 0  # left out of the run as a whole (``-k``): not judged
+
+    @property
+    def not_judged(self) -> int:
+        """Spec scenarios not judged in full (those judged in part included)."""
+        return self.total - self.judged
+
+
+class Scope(_Model):
+    """What the run reached, by requirement number (``R1`` ...): judged, BLOCKED, or not judged (not
+    applicable, or cut off by a lost engine), what the not applicable ones need, and what was declared."""
+
+    capabilities: tuple[str, ...] = ()
+    judged: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()
+    not_judged: tuple[str, ...] = ()
+    missing_capabilities: tuple[str, ...] = ()
+    complete: bool = False  # every spec scenario judged
 
 
 class Report(_Model):
+    report_version: int = 1  # absent in reports written before version 2
     summary: Summary
     spec_scenarios: SpecTally
     verdict: Verdict
+    verdict_text: str | None = None  # the verdict with what it judged (:func:`._scope.verdict_text`)
+    scope: Scope | None = None
     requirements: tuple[RequirementRow, ...]
     scenarios: tuple[ScenarioResult, ...]
     environment: Environment
     reason: str | None = None
     warnings: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()  # choices the spec allows that defeat its purpose: never a failure
+    notes: tuple[str, ...] = ()  # about the run as a whole, e.g. undefined fields in the start reply
+
+    def judged_spec(self) -> SpecTally:
+        """The spec tally; for a version-1 report, recounted from its scenarios the way version 2 counts."""
+        if self.report_version >= 2:
+            return self.spec_scenarios
+        return spec_tally(self.scenarios)
+
+    def described_verdict(self) -> str:
+        """:attr:`verdict_text`, or for a version-1 report the same words computed from its contents."""
+        return self.verdict_text or verdict_text(self)
 
 
 def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
@@ -186,8 +249,44 @@ def _verdict(summary: Summary) -> Verdict:
     if summary.passed or summary.xfailed:
         return "CONFORMS"
     if summary.blocked:
-        return "NOT JUDGED"  # every scenario of it stopped at another requirement's violation
+        return "BLOCKED"  # every scenario of it stopped at another requirement's violation first
     return "NOT APPLICABLE"
+
+
+def _numbered(result: ScenarioResult) -> ScenarioResult:
+    """The result with its requirements' numbers beside their ids (what the spec's readers say)."""
+    broken = tuple(n for r in broken_requirements(result) if (n := requirement_number(r)))
+    return result.model_copy(
+        update={"requirement_number": requirement_number(result.requirement_id), "broken_numbers": broken}
+    )
+
+
+def spec_tally(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] = ()) -> SpecTally:
+    """The spec's scenarios counted by what the run did with them (:func:`._scope.spec_counts`)."""
+    return SpecTally(**spec_counts(scenarios, unselected))
+
+
+def _scope(
+    rows: Sequence[RequirementRow],
+    tally: SpecTally,
+    environment: Environment,
+    scenarios: Sequence[ScenarioResult],
+) -> Scope:
+    def numbered(*verdicts: str) -> tuple[str, ...]:
+        return tuple(r.number for r in rows if r.number and r.verdict in verdicts)
+
+    declared = (environment.adapter or {}).get("capabilities")
+    declared = list(declared) if isinstance(declared, list) else []
+    absent = {r.requirement_id for r in rows if r.number and r.verdict == "NOT APPLICABLE"}
+    missing = missing_capabilities([s for s in scenarios if s.requirement_id in absent], declared)
+    return Scope(
+        capabilities=tuple(declared),
+        judged=numbered(*_JUDGED_VERDICTS),
+        blocked=numbered("BLOCKED"),
+        not_judged=numbered("NOT APPLICABLE", "NOT JUDGED"),
+        missing_capabilities=tuple(missing) if declared else (),
+        complete=bool(tally.total) and tally.judged == tally.total,
+    )
 
 
 def build_report(
@@ -196,14 +295,17 @@ def build_report(
     *,
     requirement_order: Sequence[str] = (),
     reason: str | None = None,
+    unselected_spec: Iterable[str] = (),
 ) -> Report:
     """Fold examples, count per requirement and decide verdicts.
 
     Requirements come in ``requirement_order`` (their titles, as in the spec), then any others in order
     of first appearance. A run with a scenario NOT JUDGED is NOT JUDGED as a whole, failures or not:
     it is incomplete, and ``reason`` says why; what was judged stays in the report.
+    ``unselected_spec`` holds the ``@spec`` hash of each transcription the run left out (``-k``): the
+    spec's scenarios still count them, as not judged.
     """
-    scenarios = merge_examples(results)
+    scenarios = [_numbered(s) for s in merge_examples(results)]
     groups: dict[str, list[ScenarioResult]] = {}
     rank = {title: i for i, title in enumerate(requirement_order)}
     for result in sorted(scenarios, key=lambda r: rank.get(r.requirement, len(rank))):
@@ -212,39 +314,42 @@ def build_report(
     for requirement_id, group in groups.items():
         # A failure counts under the requirement whose rule broke, wherever the scenario lives.
         failed = sum(requirement_id in broken_requirements(r) for r in scenarios)
-        blocked = sum(r.status == "failed" and requirement_id not in broken_requirements(r) for r in group)
+        stopped = [r for r in group if r.status == "failed" and requirement_id not in broken_requirements(r)]
         summary = _summary(r for r in group if r.status != "failed")
         summary = summary.model_copy(
-            update={"failed": failed, "blocked": blocked, "total": summary.total + failed}
+            update={"failed": failed, "blocked": len(stopped), "total": summary.total + failed}
         )
         rows.append(
             RequirementRow(
                 requirement=group[0].requirement,
                 requirement_id=requirement_id,
+                number=requirement_number(requirement_id),
                 summary=summary,
                 verdict=_verdict(summary),
+                blocked_by=tuple(dict.fromkeys(b for r in stopped for b in broken_requirements(r))),
             )
         )
     summary = _summary(scenarios)
-    transcriptions: dict[str, list[ScenarioResult]] = {}
-    for result in scenarios:
-        if result.spec_hash:
-            transcriptions.setdefault(result.spec_hash, []).append(result)
-    passed = sum(all(r.status == "passed" for r in group) for group in transcriptions.values())
-    return Report(
+    tally = spec_tally(scenarios, unselected_spec)
+    report = Report(
+        report_version=REPORT_VERSION,
         summary=summary,
-        spec_scenarios=SpecTally(passed=passed, total=len(transcriptions)),
+        spec_scenarios=tally,
         verdict="NOT JUDGED" if summary.not_judged else _verdict(summary),
+        scope=_scope(rows, tally, environment, scenarios),
         requirements=tuple(rows),
         scenarios=tuple(scenarios),
         environment=environment,
         reason=reason,
     )
+    return report.model_copy(update={"verdict_text": verdict_text(report)})
 
 
 def not_judged_report(reason: str, environment: Environment, *, warnings: Sequence[str] = ()) -> Report:
     """The report of a run that could not judge at all: no scenarios, verdict NOT JUDGED, the reason."""
     return Report(
+        report_version=REPORT_VERSION,
+        verdict_text="NOT JUDGED",
         summary=Summary(),
         spec_scenarios=SpecTally(passed=0, total=0),
         verdict="NOT JUDGED",
@@ -257,24 +362,34 @@ def not_judged_report(reason: str, environment: Environment, *, warnings: Sequen
 
 
 def format_table(report: Report) -> str:
-    """The per-requirement table printed at the end of a run.
+    """The per-requirement table printed at the end of a run, and the verdict with what it judged.
 
-    A "not judged" column appears only in a run that has such scenarios; they get one line together,
-    the report's reason, instead of one line each.
+    Every count is of scenarios (an outline's examples and a property's generated examples are one
+    scenario); a failure counts under the requirement it breaks. A "not judged" column appears only in
+    a run that has such scenarios; they get one line together, the report's reason, instead of one
+    line each.
     """
     not_judged = bool(report.summary.not_judged)
-    header = ("requirement", "passed", "failed", "errored", *(("not judged",) * not_judged), "n/a", "verdict")
+    header = (
+        "requirement (counts: scenarios)",
+        "passed",
+        "failed",
+        "errored",
+        *(("not judged",) * not_judged),
+        "n/a",
+        "verdict",
+    )
 
     def cells(name: str, summary: Summary, verdict: str) -> tuple[str, ...]:
         counts: tuple[int, ...] = (summary.passed, summary.failed, summary.errored)
         counts += (summary.not_judged,) * not_judged + (summary.not_applicable,)
         return (name, *map(str, counts), verdict)
 
-    def verdict(row: RequirementRow) -> str:
-        blocked = row.summary.blocked
-        return row.verdict + (f" ({blocked} stopped by another requirement)" if blocked else "")
+    def name(row: RequirementRow) -> str:
+        number = row.number or requirement_number(row.requirement_id)
+        return f"{number} {row.requirement}" if number else row.requirement
 
-    rows = [cells(row.requirement, row.summary, verdict(row)) for row in report.requirements]
+    rows = [cells(name(row), row.summary, requirement_verdict_text(row)) for row in report.requirements]
     total = cells("TOTAL", report.summary, report.verdict)
     widths = [max(len(r[i]) for r in (header, *rows, total)) for i in range(len(header))]
     rule = "  ".join("-" * w for w in widths)
@@ -283,12 +398,19 @@ def format_table(report: Report) -> str:
         return "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
 
     lines = [line(header), rule, *map(line, rows), rule, line(total)]
-    tally = report.spec_scenarios
+    tally = report.judged_spec()
     if tally.total:
-        lines.append(f"spec scenarios passed: {tally.passed} of {tally.total}")
+        part = f" ({tally.partly_judged} more in part)" if tally.partly_judged else ""
+        lines.append(
+            f"spec scenarios: {tally.judged} of {tally.total} judged{part}, {tally.passed} passed"
+            + (f", {tally.failed} failed" if tally.failed else "")
+            + (f", {tally.not_selected} not selected (-k)" if tally.not_selected else "")
+        )
+    lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
-        breaks = f" [breaks {', '.join(broken_requirements(r))}]" if r.status == "failed" else ""
+        labels = [f"{requirement_number(b) or ''} {b}".strip() for b in broken_requirements(r)]
+        breaks = f" [breaks {', '.join(labels)}]" if r.status == "failed" else ""
         lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
     if not_judged and report.reason:
         lines.append(f"NOT JUDGED: {report.reason}")

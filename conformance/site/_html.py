@@ -18,7 +18,16 @@ from ._html_parts import (
     table,
     tags,
 )
-from ._pages import Column, RequirementPage, counts_text, unshown_results, verdict_class
+from ._pages import (
+    Column,
+    RequirementPage,
+    counts_text,
+    judged_text,
+    requirement_title,
+    unshown_results,
+    verdict_class,
+    verdict_detail,
+)
 from ._templates import CSS, PAGE
 
 __all__ = [
@@ -59,7 +68,7 @@ def _matrix_header(columns: Sequence[Column], several_engines: bool) -> str:
 def _matrix(pages: Sequence[RequirementPage], columns: Sequence[Column], several_engines: bool) -> str:
     rows = []
     for page in pages:
-        link = f'<a href="{esc(page.stem)}.html">{esc(page.title)}</a>'
+        link = f'<a href="{esc(page.stem)}.html">{esc(requirement_title(page))}</a>'
         label = f'<span class="sub">@req:{esc(page.requirement_id)}</span>'
         cells = "".join(
             f'<td class="cell">{requirement_cell(c.requirement(page.requirement_id))}</td>' for c in columns
@@ -74,19 +83,21 @@ def _matrix(pages: Sequence[RequirementPage], columns: Sequence[Column], several
 def _implementations(columns: Sequence[Column], spec: Spec, pages: Sequence[RequirementPage]) -> str:
     rows, warnings = [], []
     for c in columns:
-        env, tally = c.report.environment, c.report.spec_scenarios
+        env = c.report.environment
         adapter = env.adapter or {}
         version = f" {adapter['version']}" if adapter.get("version") else ""
+        language = adapter.get("language") or ("language unknown" if adapter else "")
         verdict = c.report.verdict
+        detail = verdict_detail(c.report)
         rows.append(
             (
                 esc(c.label),
-                f"{esc(adapter.get('name', '?'))}{esc(version)}"
-                f'<span class="sub">{esc(adapter.get("language") or "")}</span>',
+                f'{esc(adapter.get("name", "?"))}{esc(version)}<span class="sub">{esc(language)}</span>',
                 esc(c.engine),
-                f"{tally.passed}/{tally.total}",
+                esc(judged_text(c.report)),
                 esc(counts_text(c.report.summary)),
-                f'<span class="status s-{verdict_class(verdict)}">{esc(verdict)}</span>',
+                f'<span class="status s-{verdict_class(verdict)}">{esc(verdict)}</span>'
+                + (f'<span class="sub verdict-detail">{esc(detail)}</span>' if detail else ""),
                 f'<a href="badges/{esc(c.slug)}.json">badges/{esc(c.slug)}.json</a>',
             )
         )
@@ -114,8 +125,8 @@ def index_page(pages: Sequence[RequirementPage], columns: Sequence[Column], spec
     spec_pages = [p for p in pages if not p.engine]
     engine_pages = [p for p in pages if p.engine]
     tally = "".join(
-        f'<td class="cell"><strong>{c.report.spec_scenarios.passed}/{c.report.spec_scenarios.total}</strong>'
-        f'<span class="sub">spec scenarios passed</span></td>'
+        f'<td class="cell"><strong>{esc(judged_text(c.report))}</strong>'
+        f'<span class="sub">spec scenarios</span></td>'
         for c in columns
     )
     matrix = _matrix(spec_pages, columns, several_engines).replace(

@@ -60,7 +60,7 @@ def requirement_cell(row: RequirementRow | None) -> str:
     if row is None:
         return '<span class="status s-not-run">not run</span>'
     pill = f'<span class="status s-{verdict_class(row.verdict)}">{esc(row.verdict)}</span>'
-    return f'{pill}<span class="sub">{esc(counts_text(row.summary))}</span>'
+    return f'{pill}<span class="sub">{esc(counts_text(row.summary, row.blocked_by))}</span>'
 
 
 def tags(values: Iterable[str]) -> str:

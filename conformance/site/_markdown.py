@@ -13,11 +13,25 @@ from collections.abc import Iterable, Sequence
 
 from ..spec._pinned import Spec
 from ._gherkin import background_gherkin, to_gherkin
-from ._pages import Column, RequirementPage, counts_text, status_text
+from ._pages import (
+    Column,
+    RequirementPage,
+    counts_text,
+    judged_text,
+    requirement_title,
+    status_text,
+    verdict_detail,
+)
 
 __all__ = ["index_markdown", "requirement_markdown"]
 
-_MARK = {"CONFORMS": "✅", "DOES NOT CONFORM": "❌", "NOT APPLICABLE": "➖", "NOT JUDGED": "⚠️"}
+_MARK = {
+    "CONFORMS": "✅",
+    "DOES NOT CONFORM": "❌",
+    "NOT APPLICABLE": "➖",
+    "NOT JUDGED": "⚠️",
+    "BLOCKED": "⛔",
+}
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "not_judged": "⚠️", "xfailed": "⚠️"}
 _SHOW_MESSAGE = ("failed", "errored", "not_judged", "xfailed", "not_applicable", "skipped")
 
@@ -44,7 +58,8 @@ def _requirement_cell(column: Column, requirement_id: str) -> str:
     row = column.requirement(requirement_id)
     if row is None:
         return "not run"
-    return f"{_MARK.get(row.verdict, '')} {_cell(row.verdict)}<br>{_cell(counts_text(row.summary))}"
+    counts = counts_text(row.summary, row.blocked_by)
+    return f"{_MARK.get(row.verdict, '')} {_cell(row.verdict)}<br>{_cell(counts)}"
 
 
 def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], spec: Spec) -> str:
@@ -61,14 +76,15 @@ def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], 
     impl_rows = []
     for c in columns:
         adapter = c.report.environment.adapter or {}
-        tally = c.report.spec_scenarios
+        detail = verdict_detail(c.report)
         impl_rows.append(
             (
                 _cell(c.label),
                 _cell(f"{adapter.get('name', '?')} {adapter.get('version') or ''}".strip()),
                 _cell(c.engine),
-                f"{tally.passed}/{tally.total}",
-                f"{_MARK.get(c.report.verdict, '')} {_cell(c.report.verdict)}",
+                _cell(judged_text(c.report)),
+                f"{_MARK.get(c.report.verdict, '')} {_cell(c.report.verdict)}"
+                + (f"<br>{_cell(detail)}" if detail else ""),
             )
         )
     lines += _table(("implementation", "adapter", "engine", "spec scenarios", "verdict"), impl_rows)
@@ -85,7 +101,8 @@ def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], 
         if not chosen:
             continue
         rows = [
-            [f"[{_cell(p.title)}]({p.stem}.md)"] + [_requirement_cell(c, p.requirement_id) for c in columns]
+            [f"[{_cell(requirement_title(p))}]({p.stem}.md)"]
+            + [_requirement_cell(c, p.requirement_id) for c in columns]
             for p in chosen
         ]
         lines += ["", f"## {title}", "", *_table(header, rows)]

@@ -14,7 +14,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..boundary._errors import ConformanceError
-from ..reporting import Report, RequirementRow, ScenarioResult, Summary
+from ..reporting import Report, RequirementRow, ScenarioResult, Summary, requirement_number
+from ..reporting._scope import requirement_label
 from ..spec._pinned import Requirement, Spec
 from ._gherkin import FeatureDoc, ScenarioDoc
 
@@ -24,11 +25,14 @@ __all__ = [
     "DocsError",
     "RequirementPage",
     "counts_text",
+    "judged_text",
     "load_columns",
     "pages_for",
+    "requirement_title",
     "status_text",
     "unshown_results",
     "verdict_class",
+    "verdict_detail",
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -207,8 +211,10 @@ def status_text(result: ScenarioResult | None) -> str:
     return STATUS_TEXT[result.status] if result else NOT_RUN
 
 
-def counts_text(summary: Summary) -> str:
-    """``3/4 passed, 1 failed``: the passed share first, then only the counts that are not zero."""
+def counts_text(summary: Summary, blocked_by: Sequence[str] = ()) -> str:
+    """``3/4 passed, 1 failed``: the passed share first, then only the counts that are not zero
+    (scenarios stopped by another requirement's failure name it, ``1 stopped by R1``)."""
+    stopped = "stopped by " + (", ".join(requirement_label(r) for r in blocked_by) or "another requirement")
     parts = [f"{summary.passed}/{summary.total} passed"]
     for name, n in (
         ("failed", summary.failed),
@@ -217,11 +223,31 @@ def counts_text(summary: Summary) -> str:
         ("xfail", summary.xfailed),
         ("n/a", summary.not_applicable),
         ("skipped", summary.skipped),
-        ("stopped by another requirement", summary.blocked),
+        (stopped, summary.blocked),
     ):
         if n:
             parts.append(f"{n} {name}")
     return ", ".join(parts)
+
+
+def judged_text(report: Report) -> str:
+    """``7/12 judged (1 more in part), 7 passed``: the spec scenarios, as the table counts them."""
+    tally = report.judged_spec()
+    part = f" ({tally.partly_judged} more in part)" if tally.partly_judged else ""
+    failed = f", {tally.failed} failed" if tally.failed else ""
+    return f"{tally.judged}/{tally.total} judged{part}, {tally.passed} passed{failed}"
+
+
+def verdict_detail(report: Report) -> str:
+    """What the verdict judged, without the verdict word: the parenthesis of its text, or ''."""
+    text = report.described_verdict()
+    return text[len(report.verdict) :].strip().removeprefix("(").removesuffix(")")
+
+
+def requirement_title(page: RequirementPage) -> str:
+    """``R1 Primary score labels ...`` for a spec requirement; the title alone for the engine checks."""
+    number = requirement_number(page.requirement_id)
+    return f"{number} {page.title}" if number and page.spec is not None else page.title
 
 
 def verdict_class(verdict: str | None) -> str:

@@ -67,7 +67,7 @@ th .sub, td .sub { display: block; color: var(--muted); font-weight: 400; font-s
   padding: 1px 7px; white-space: nowrap; }
 .s-passed, .s-conforms { color: var(--ok); background: var(--ok-bg); }
 .s-failed, .s-errored, .s-does-not-conform { color: var(--bad); background: var(--bad-bg); }
-.s-xfailed, .s-not_judged, .s-not-judged { color: var(--warn); background: var(--warn-bg); }
+.s-xfailed, .s-not_judged, .s-not-judged, .s-blocked { color: var(--warn); background: var(--warn-bg); }
 .s-not_applicable, .s-skipped, .s-not-applicable, .s-not-run { color: var(--na); background: var(--na-bg); }
 .spec-text { border-left: 4px solid #8250df; background: #fbf8ff; padding: 8px 16px; margin: 8px 0; }
 .spec-text h3 { margin-top: 10px; }

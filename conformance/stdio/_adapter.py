@@ -2,8 +2,10 @@
 
 Every failure ends the one call it happened in and leaves the run going:
 
-- a reply that is JSON with the right ``seq`` but not of the operation's reply shape errors that call,
-  quoting the line; the program keeps serving (it answered, so it is alive and in step);
+- a reply that is JSON with the right ``seq`` but not of the operation's reply shape, or carries
+  ``NaN`` or ``Infinity`` (not JSON), errors that call, quoting the line; the program keeps serving
+  (it answered, so it is alive and in step); so does a line that is not UTF-8, naming its first bad
+  byte;
 - a line on stdout that is not JSON (a log line, a banner) after the handshake is skipped while the
   kit waits for the reply, up to a bound, and reported once as a warning; with ``strict_stdout`` it
   errors the call instead;
@@ -30,6 +32,7 @@ from ..boundary._decline import NotApplicable
 from ..boundary._errors import (
     AdapterCallError,
     AdapterLoadError,
+    ConformanceError,
     ImplementationProcessError,
     InvalidReplyError,
 )
@@ -46,7 +49,7 @@ from ..boundary._protocol import (
     SearchRequest,
 )
 from ._codec import Codec, RemoteError
-from ._process import ChildProcess, ProcessGoneError, ReplyTimeoutError
+from ._process import ChildProcess, NotUtf8Line, ProcessGoneError, ReplyTimeoutError
 
 __all__ = ["NotApplicable", "StdioAdapter"]
 
@@ -78,7 +81,8 @@ class StdioAdapter:
     against the protocol models. Replies are read by one rule whatever the mode: numbers may be any
     JSON number, text where a number belongs is a reply error. ``strict_stdout`` makes a stdout line
     that is not a reply an error of the call (default: skipped, and reported once through
-    ``on_warning`` and :attr:`warnings`). ``env`` adds to (not replaces) the kit's environment.
+    ``on_warning`` and :attr:`warnings`). The child gets the kit's environment with UTF-8 asked of
+    its runtime (:func:`~conformance.stdio._process.utf8_environment`); ``env`` adds to it, and wins.
     """
 
     def __init__(
@@ -160,8 +164,14 @@ class StdioAdapter:
     def lookup(self, request: LookupRequest) -> LookupReply:
         return self._call("lookup", request=request)
 
-    def close(self) -> None:
-        """Send ``stop`` (the child drops what it created and exits), then make sure it is gone."""
+    def close(self, *, strict: bool = False) -> None:
+        """Send ``stop`` (the child drops what it created and exits), then make sure it is gone.
+
+        A ``stop`` the program does not answer as the protocol says (``{"seq": n, "result": null}``,
+        ``result`` included) is a warning (:attr:`warnings`, ``on_warning``): the run's verdict is
+        about the spec, and stop comes after it. With ``strict`` it is raised instead, once the child
+        is gone (``rag-conformance smoke`` does so).
+        """
         with self._lock:
             if self._closed:
                 return
@@ -169,13 +179,21 @@ class StdioAdapter:
             child, self._child = self._child, None
             if child is None:
                 return
+            problem: ConformanceError | None = None
             try:
                 if child.alive():
                     self._exchange(child, "stop", {}, timeout=min(self.timeout, 30.0))
-            except Exception:
-                pass  # closing must not raise over the run's real result
+            except ConformanceError as exc:
+                problem = exc
+            except Exception as exc:  # closing must not raise over the run's real result
+                problem = ImplementationProcessError(self.rqs_name, "stop", f"{type(exc).__name__}: {exc}")
             finally:
                 child.finish(_STOP_GRACE)
+            if problem is None:
+                return
+            if strict:
+                raise problem
+            self._warn(f"the stop request was not answered as the protocol says: {problem}")
 
     # -- machinery ---------------------------------------------------------------------------------
 
@@ -294,8 +312,14 @@ class StdioAdapter:
             if decoded is not Codec.STALE:
                 return decoded
 
-    def _noise(self, line: str) -> None:
+    def _warn(self, text: str) -> None:
+        self.warnings.append(text)
+        if self._on_warning is not None:
+            self._on_warning(text)
+
+    def _noise(self, raw: str | NotUtf8Line) -> None:
         """Report a skipped stdout line once (the same log line printed per call is one warning)."""
+        line = raw if isinstance(raw, str) else raw.raw.decode("utf-8", errors="replace")
         if line in self._noise_seen:
             return
         self._noise_seen.add(line)
@@ -312,9 +336,9 @@ class StdioAdapter:
                 f"{self._codec.quote(line)}; write only protocol lines on stdout and logs to stderr, or "
                 "the call fails under --strict-stdout"
             )
-        self.warnings.append(text)
-        if self._on_warning is not None:
-            self._on_warning(text)
+            if isinstance(raw, NotUtf8Line):
+                text += f"; it is not UTF-8 either: {raw.describe()}"
+        self._warn(text)
 
     def _lost(self, child: ChildProcess) -> None:
         child.kill()

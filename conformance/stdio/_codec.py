@@ -1,14 +1,30 @@
-"""Lines to messages and back: encoding, the checks on every reply, and keeping the token out of text."""
+"""Lines to messages and back: encoding, the checks on every reply, and keeping the token out of text.
+
+A reply line is read by one rule, the protocol's (``docs/stdio-protocol.md``): UTF-8 (the process
+layer hands on a line that is not as :class:`~conformance.stdio._process.NotUtf8Line`), strict JSON
+(``NaN``, ``Infinity`` and numbers too large for a double are not JSON numbers), an integer ``seq``
+equal to the request's, then the operation's reply shape, the one its JSON Schema states.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..boundary._errors import ConformanceError, InvalidReplyError
-from ._messages import MESSAGE_TYPES, REVEAL_TOKEN, ErrorReply, SkippedReply, kit_messages, reply_adapter
+from ._messages import (
+    MESSAGE_TYPES,
+    REVEAL_TOKEN,
+    UNSKIPPABLE,
+    ErrorReply,
+    SkippedReply,
+    kit_messages,
+    reply_adapter,
+)
+from ._process import NotUtf8Line
 
 __all__ = ["Codec", "RemoteError"]
 
@@ -16,6 +32,58 @@ _QUOTE_CHARS = 300
 _CONTEXT_CHARS = 600
 _RECEIVED_CHARS = 80
 _ADVICE = "write exactly one JSON object per line on stdout, and send logs and banners to stderr"
+_UTF8_ADVICE = (
+    "the protocol is UTF-8 both ways: write stdout as UTF-8 (a JVM: wrap System.out in a PrintStream "
+    "with StandardCharsets.UTF_8; the kit also sets LC_ALL=C.UTF-8 and JAVA_TOOL_OPTIONS for the child)"
+)
+_NON_FINITE_ADVICE = (
+    "JSON has no NaN or Infinity: send a finite number, or null where the field allows it (Gson writes "
+    "a bare NaN for a NaN double; check for NaN and Infinity before replying)"
+)
+
+
+class _NonFinite:
+    """Where a reply had ``NaN``, ``Infinity``, ``-Infinity`` or a number beyond a double's range."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def _number(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def _non_finite_at(data: Any, where: str = "") -> tuple[str, str] | None:
+    """(path, token) of the first non-finite number in parsed JSON, or None."""
+    if isinstance(data, _NonFinite):
+        return where or "(line)", data.token
+    children = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in children:
+        found = _non_finite_at(value, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _looks_like_a_reply(raw: bytes) -> bool:
+    """Whether a line that is not UTF-8 would be a JSON object if it were: a reply, badly encoded."""
+    try:
+        return isinstance(json.loads(raw.decode("utf-8", errors="replace")), dict)
+    except ValueError:
+        return False
+
+
+def whole_seq(value: Any) -> int | None:
+    """A ``seq`` as the schema reads it (an integer; ``3.0`` is one): the int, or None (``true``,
+    ``"3"``, ``3.5`` and a missing seq are not)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 class RemoteError(Exception):
@@ -76,15 +144,22 @@ class Codec:
                 ) from None
         return line
 
-    def decode(self, name: str, operation: str, seq: int, line: str) -> Any:
+    def decode(self, name: str, operation: str, seq: int, line: str | NotUtf8Line) -> Any:
         """The ``result`` of a good reply, a :class:`RemoteError`, :attr:`STALE`, or an exception.
 
-        Raises :class:`InvalidReplyError` quoting the line when it is not JSON, not a reply to this
-        request, or not of the operation's reply shape; its ``problem`` says which (``not_json``,
-        ``not_object``, ``ahead``, ``wrong_seq``, ``invalid``). Raises ``NotApplicable`` for ``skipped``.
+        Raises :class:`InvalidReplyError` quoting the line when it is not UTF-8, not JSON, not a reply
+        to this request, or not of the operation's reply shape; its ``problem`` says which
+        (``not_utf8``, ``not_json``, ``not_object``, ``ahead``, ``wrong_seq``, ``non_finite``,
+        ``invalid``). Raises ``NotApplicable`` for ``skipped``.
         """
+        if isinstance(line, NotUtf8Line):
+            detail = f"a line on stdout is not UTF-8: {line.describe()}; {_UTF8_ADVICE}"
+            if _looks_like_a_reply(line.raw):
+                raise self._invalid(name, operation, self.scrub(detail), "not_utf8")
+            # Not JSON either (a log line in the locale's encoding): noise, like any other log line.
+            raise self._invalid(name, operation, self.scrub(detail), "not_json")
         try:
-            data = json.loads(line)
+            data = json.loads(line, parse_constant=_NonFinite, parse_float=_number)
         except ValueError as exc:
             raise self._invalid(
                 name, operation, f"the line {self.quote(line)} is not JSON ({exc}); {_ADVICE}", "not_json"
@@ -93,9 +168,8 @@ class Codec:
             raise self._invalid(
                 name, operation, f"the line {self.quote(line)} is not a JSON object; {_ADVICE}", "not_object"
             )
-        got = data.get("seq")
-        whole = isinstance(got, int) and not isinstance(got, bool)
-        if isinstance(got, int) and whole and got < seq:
+        got = whole_seq(data.get("seq"))
+        if got is not None and got < seq:
             return Codec.STALE
         if got != seq:
             # A later seq means the program is out of step with the kit; a missing or mistyped one is
@@ -103,9 +177,21 @@ class Codec:
             raise self._invalid(
                 name,
                 operation,
-                f"the line {self.quote(line)} answers seq {got!r}, the request was seq {seq}",
-                "ahead" if whole else "wrong_seq",
+                f"the line {self.quote(line)} answers seq {data.get('seq')!r}, the request was seq {seq}",
+                "ahead" if got is not None else "wrong_seq",
             )
+        non_finite = _non_finite_at(data)
+        if non_finite is not None:
+            where, token = non_finite
+            raise self._invalid(
+                name,
+                operation,
+                f"the line {self.quote(line)} is not JSON: {where} is {token}; {_NON_FINITE_ADVICE}",
+                "non_finite",
+            )
+        if operation in UNSKIPPABLE and "skipped" in data and "error" not in data:
+            detail = f"{operation} cannot be skipped ({data['skipped']!r}); reply with its result or an error"
+            raise self._invalid(name, operation, self.scrub(detail), "invalid")
         try:
             # One reading in every mode, the same as in process: numbers may be any JSON number, text
             # where a number belongs is an error (the protocol models' Real and WholeNumber fields).
@@ -114,13 +200,11 @@ class Codec:
             raise self._invalid(
                 name,
                 operation,
-                f"the line {self.quote(line)} is not a valid {operation} reply: {self.scrub(_errors(exc))}",
+                f"the line {self.quote(line)} does not fit the {operation} reply's shape: "
+                f"{self.scrub(_errors(exc))}",
                 "invalid",
             ) from None
         if isinstance(reply, SkippedReply):
-            if operation in ("start", "stop"):
-                detail = f"{operation} cannot be skipped ({reply.skipped!r})"
-                raise self._invalid(name, operation, detail, "invalid")
             from ._adapter import NotApplicable
 
             raise NotApplicable(self.scrub(reply.skipped))

@@ -32,6 +32,7 @@ from ..boundary._protocol import (
     Real,
     SearchReply,
     SearchRequest,
+    WholeNumber,
     Wire,
 )
 
@@ -173,21 +174,23 @@ class ErrorDetail(Wire):
 class SkippedReply(Wire):
     """The implementation declines this one question: the scenario is NOT APPLICABLE, with the reason."""
 
-    seq: int
+    seq: WholeNumber
     skipped: str = Field(min_length=1)
 
 
 class ErrorReply(Wire):
     """The implementation failed to answer this one question."""
 
-    seq: int
+    seq: WholeNumber
     error: ErrorDetail
 
 
 def _result_model(operation: str, result: Any) -> type[Wire]:
     name = "".join(part.title() for part in operation.split("_")) + "Result"
-    namespace = {"__annotations__": {"seq": int, "result": result}, "__module__": __name__}
-    namespace["__doc__"] = f"A successful reply to ``{operation}``."
+    # ``result`` has no default: it is required even where it is null (``prepare``, ``stop``), as the
+    # schema says; a JSON library that drops nulls (Gson without serializeNulls) must write it anyway.
+    namespace = {"__annotations__": {"seq": WholeNumber, "result": result}, "__module__": __name__}
+    namespace["__doc__"] = f"A successful reply to ``{operation}``: ``result`` is required."
     return type(name, (Wire,), namespace)
 
 
@@ -218,13 +221,23 @@ def reply_adapter(operation: str) -> TypeAdapter[Any]:
     return _REPLIES[operation]
 
 
+UNSKIPPABLE = ("start", "stop")
+"""Requests a program may not decline: the handshake, and the request to stop."""
+
+
 def _build_reply_adapter(operation: str) -> TypeAdapter[Any]:
-    union = Annotated[
-        Annotated[_RESULT_MODELS[operation], Tag("result")]
-        | Annotated[SkippedReply, Tag("skipped")]
-        | Annotated[ErrorReply, Tag("error")],
-        Discriminator(_reply_kind),
-    ]
+    if operation in UNSKIPPABLE:
+        union: Any = Annotated[
+            Annotated[_RESULT_MODELS[operation], Tag("result")] | Annotated[ErrorReply, Tag("error")],
+            Discriminator(_reply_kind),
+        ]
+    else:
+        union = Annotated[
+            Annotated[_RESULT_MODELS[operation], Tag("result")]
+            | Annotated[SkippedReply, Tag("skipped")]
+            | Annotated[ErrorReply, Tag("error")],
+            Discriminator(_reply_kind),
+        ]
     return TypeAdapter(union)
 
 

@@ -2,6 +2,10 @@
 
 Reader threads drain stdout and stderr continuously, so a chatty stderr can never fill its pipe and
 block the child, and a read can wait with a timeout (a plain ``readline`` cannot).
+
+The wire is UTF-8 both ways, whatever the kit's locale: the child's environment asks its runtime for
+UTF-8 streams (:func:`utf8_environment`), and a stdout line that is not UTF-8 is never guessed at: it
+is handed on as :class:`NotUtf8Line`, naming the first byte that is not, for the codec to refuse.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-__all__ = ["ChildProcess", "ProcessGoneError", "ReplyTimeoutError"]
+__all__ = ["ChildProcess", "NotUtf8Line", "ProcessGoneError", "ReplyTimeoutError", "utf8_environment"]
 
 _EOF = object()
 _STDERR_LINES = 40
@@ -36,16 +40,67 @@ class ReplyTimeoutError(Exception):
     """No line arrived in time."""
 
 
+# What the kit adds to a child's JVM options: Java 17 takes stdout's charset from file.encoding, later
+# JVMs from stdout.encoding (sun.* are the older spellings); under a C locale both default to ASCII and
+# write every other character as '?'.
+JAVA_UTF8_OPTIONS = (
+    "-Dfile.encoding=UTF-8",
+    "-Dstdout.encoding=UTF-8",
+    "-Dstderr.encoding=UTF-8",
+    "-Dsun.stdout.encoding=UTF-8",
+    "-Dsun.stderr.encoding=UTF-8",
+)
+_UTF8_LOCALE = "C.UTF-8"
+
+
+def utf8_environment(base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` with what makes a child's runtime read and write UTF-8, whatever the kit's locale.
+
+    - ``PYTHONIOENCODING=utf-8`` and ``PYTHONUTF8=1`` for Python children;
+    - ``LC_ALL=C.UTF-8`` when the locale in effect (``LC_ALL``, else ``LC_CTYPE``, else ``LANG``) does
+      not name UTF-8 already (a C or POSIX locale, say), for C, Go, Ruby and every runtime that follows
+      the locale; a UTF-8 locale is left as it is;
+    - ``JAVA_TOOL_OPTIONS`` gains the JVM's encoding properties (:data:`JAVA_UTF8_OPTIONS`) it lacks.
+
+    Node.js and .NET write UTF-8 whatever the locale.
+    """
+    env = dict(base)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUTF8"] = "1"
+    ctype = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
+    if "utf-8" not in ctype.lower() and "utf8" not in ctype.lower():
+        env["LC_ALL"] = _UTF8_LOCALE
+    java = env.get("JAVA_TOOL_OPTIONS", "").split()
+    have = {option.partition("=")[0] for option in java}
+    java += [option for option in JAVA_UTF8_OPTIONS if option.partition("=")[0] not in have]
+    env["JAVA_TOOL_OPTIONS"] = " ".join(java)
+    return env
+
+
+class NotUtf8Line:
+    """A stdout line that is not UTF-8: its bytes, and the first offending byte and where it is."""
+
+    def __init__(self, raw: bytes, error: UnicodeDecodeError) -> None:
+        self.raw = raw
+        self.offset = error.start
+        self.byte = raw[error.start]
+
+    def describe(self) -> str:
+        """``byte 0xe9 at offset 12 (b'...context...')``: the offending byte, where, and around it."""
+        around = self.raw[max(0, self.offset - 24) : self.offset + 24]
+        return f"byte 0x{self.byte:02x} at offset {self.offset} (near {around!r})"
+
+
 class ChildProcess:
     """A started child with a line-oriented stdin/stdout and a bounded stderr tail."""
 
     def __init__(
         self, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None
     ) -> None:
-        child_env = dict(os.environ)
+        child_env = utf8_environment(os.environ)
         # Python children block-buffer a piped stdout; a reply stuck in a buffer reads as a hang.
         child_env.setdefault("PYTHONUNBUFFERED", "1")
-        child_env.update(env or {})
+        child_env.update(env or {})  # what the caller sets explicitly wins
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         # A session of its own, so a kill also reaches grandchildren (a shell wrapper, npm, ...).
@@ -72,7 +127,11 @@ class ChildProcess:
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         with contextlib.suppress(ValueError, OSError):
             for raw in iter(stream.readline, b""):
-                self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+                line = raw.rstrip(b"\r\n")
+                try:
+                    self._lines.put(line.decode("utf-8"))  # strict: the wire is UTF-8
+                except UnicodeDecodeError as exc:
+                    self._lines.put(NotUtf8Line(line, exc))
         self._lines.put(_EOF)
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
@@ -88,8 +147,9 @@ class ChildProcess:
         except (BrokenPipeError, ValueError, OSError):
             raise ProcessGoneError(self._returncode_soon()) from None
 
-    def receive(self, timeout: float) -> str:
-        """The next stdout line; :class:`ReplyTimeoutError` or :class:`ProcessGoneError` otherwise."""
+    def receive(self, timeout: float) -> str | NotUtf8Line:
+        """The next stdout line (or the bytes of one that is not UTF-8); :class:`ReplyTimeoutError` or
+        :class:`ProcessGoneError` otherwise."""
         try:
             item = self._lines.get(timeout=max(timeout, 0.0))
         except queue.Empty:
@@ -97,7 +157,7 @@ class ChildProcess:
         if item is _EOF:
             self._lines.put(_EOF)  # stay at EOF for later reads
             raise ProcessGoneError(self._returncode_soon())
-        return str(item)
+        return item if isinstance(item, NotUtf8Line) else str(item)
 
     def stderr_tail(self) -> str:
         """The last lines the child wrote to stderr (bounded), once the stderr pipe is drained."""

@@ -112,7 +112,12 @@ def answer(message: dict[str, Any]) -> Any:
     kind = message["type"]
     if kind == "start":
         capabilities = ["labels", "quality", "post_process"]
-        return {"name": "python-stdio-example", "version": "0.1.0", "capabilities": capabilities}
+        return {
+            "name": "python-stdio-example",
+            "version": "0.1.0",
+            "language": "python",
+            "capabilities": capabilities,
+        }
     if kind == "canonicalize_label":
         return canonicalize(message["label"])
     if kind == "quality_score":

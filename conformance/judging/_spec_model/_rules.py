@@ -90,9 +90,10 @@ _RETRY_NOTE += "< referenceThreshold); the retry result is merged or replaces th
 
 _ALL = (
     # -- R1: primary score labels ----------------------------------------------------------------
+    # The label's own words: the sentence on quality normalization is alias-quality's.
     _rule("canonical-label", "score-labels", "legacy aliases canonicalize: l2_distance -> dense, rrf_fused "
           "and bm25_only_no_dense -> hybrid; dense and hybrid stay",
-          "quality normalization SHALL canonicalize it to `dense` or `hybrid` respectively", reading=8),
+          "`dense` or `hybrid` (after any legacy alias canonicalization)", _EMISSIONS, reading=8),
     _rule("hit-label", "score-labels", "each hit SHALL have scoreLabel canonicalizing to the search mode "
           "(dense or hybrid)",
           "each hit SHALL have `scoreLabel` canonicalizing to `dense`",
@@ -253,8 +254,8 @@ class Violation:
         return self.rule.requirement
 
     def fail(self) -> SpecViolationError:
-        """This violation as the error a Then step raises."""
-        return SpecViolationError("reply", [self])
+        """This violation as the error a Then step raises (the step's name says what it asked)."""
+        return SpecViolationError("", [self])
 
     def __str__(self) -> str:
         varied = f" ({self.varied})" if self.varied else ""
@@ -301,9 +302,11 @@ class SpecViolationError(AssertionError):
         shown = self.violations[:8]
         more = len(self.violations) - len(shown)
         first = self.violations[0]
+        # ``operation`` names the reply ("post_process reply"); a Then step's own check has none to
+        # name (the failed step's text, which the report puts first, says what was asked).
         headline = (
-            f"{operation}: [{first.rule.number} {first.rule.requirement}: {first.rule.id}] {first.item}: "
-            f"expected {first.expected}; got {first.actual}"
+            f"{operation + ': ' if operation else ''}[{first.rule.number} {first.rule.requirement}: "
+            f"{first.rule.id}] {first.item}: expected {first.expected}; got {first.actual}"
         )
         if first.varied:
             headline += f" ({first.varied})"

@@ -135,7 +135,10 @@ def test_class_attributes_may_name_modes_and_capability_members() -> None:
 
     info = Dense().describe()
     assert info == ImplementationInfo(
-        name="dense", version="1", capabilities={Capability.SEARCH_DENSE, Capability.LABELS}
+        name="dense",
+        version="1",
+        language="python",
+        capabilities={Capability.SEARCH_DENSE, Capability.LABELS},
     )
     assert info.supports("search", "dense")
     assert not info.supports("search", "hybrid")

@@ -130,14 +130,22 @@ def test_a_broken_miniature_is_exit_1_one_line_per_failed_scenario_and_no_traceb
     assert "FAILURES" in verbose.stdout  # -v asks for pytest's tracebacks
 
 
-def test_the_reference_is_exit_0(tmp_path: Path) -> None:
-    selection = ("-k", "legacy_aliases or dense_quality_from_l2")
+def test_the_reference_is_exit_0_and_k_takes_the_reports_scenario_ids(tmp_path: Path) -> None:
+    selection = ("-k", "legacy_aliases or dense-quality-from-l2")  # a test name's words, a scenario id
     done, _ = rag_conformance("run", "--report", "out", *selection, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "verdict: CONFORMS" in done.stdout
     report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert f"verdict: {report['verdict_text']} [reference]; " in done.stdout  # the closing line says it all
     assert report["verdict"] == "CONFORMS"
     assert report["summary"]["passed"] >= 3
+    assert "dense-quality-from-l2" in {s["id"] for s in report["scenarios"]}
+    tally = report["spec_scenarios"]
+    assert tally["total"] == 12  # the spec's, not the selection's: -k left the others out
+    assert tally["not_selected"] == 12 - tally["judged"] - tally["partly_judged"] > 0
+    assert f"{tally['not_selected']} not selected (-k)" in report["verdict_text"]
+    nothing, _ = rag_conformance("run", "--report", "none", "-k", "no-such-scenario-id", cwd=tmp_path)
+    assert nothing.returncode == 2
+    assert "-k 'no-such-scenario-id' selects no scenario" in nothing.stderr
 
 
 def test_the_replay_hint_of_a_property_failure_works_as_printed(tmp_path: Path) -> None:
@@ -158,6 +166,8 @@ def test_the_replay_hint_of_a_property_failure_works_as_printed(tmp_path: Path) 
     again_dir.mkdir()
     program, *printed = shlex.split(command)
     assert program == "rag-conformance"
+    assert not (tmp_path / ".hypothesis").exists()  # Hypothesis's storage is the report's, not the cwd's
+    assert (tmp_path / "out" / ".hypothesis").is_dir()
     again, _ = rag_conformance(*printed, cwd=again_dir)
     assert again.returncode == 1, again.stdout + again.stderr
     original = json.loads((tmp_path / "out" / "report.json").read_text())

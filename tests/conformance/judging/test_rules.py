@@ -55,3 +55,20 @@ def test_every_rule_is_checked_somewhere() -> None:
     code = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "conformance").rglob("*.py"))
     unused = [r for r in RULES if f'"{r}"' not in code.replace(f'_rule("{r}"', "")]
     assert not unused, f"rules no check names: {unused}"
+
+
+def test_the_label_rule_quotes_the_label_sentences_not_the_normalizers() -> None:
+    """canonicalize_label's rule once cited alias-quality's sentence on quality normalization, so a
+    label failure quoted the normalizer's words."""
+    normalizer = _flat(RULES["alias-quality"].cites[0])
+    assert RULES["canonical-label"].cites
+    for fragment in RULES["canonical-label"].cites:
+        assert _flat(fragment) not in normalizer, fragment
+
+
+def test_a_then_steps_own_check_names_no_reply_it_did_not_ask() -> None:
+    from conformance.judging._spec_model import violation
+
+    text = str(violation("canonical-label", "label 'rrf_fused'", "'hybrid'", "'rrf_fused'").fail())
+    assert text.startswith("[R1 score-labels: canonical-label] label 'rrf_fused': expected 'hybrid'")
+    assert "reply" not in text.splitlines()[0]

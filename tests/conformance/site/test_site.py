@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.commands._cli import main
-from conformance.reporting import Report
+from conformance.reporting import Report, build_report
 from conformance.site import DocsError, badge, build_site
 from conformance.spec._paths import features_dir
 
@@ -65,7 +65,9 @@ def test_the_index_names_both_engines_when_one_implementation_ran_on_two(site: P
     text = _text(index)
     assert "Engine checks" in text
     assert "DOES NOT CONFORM" in text
-    assert "7/12" in text
+    assert "12/12 judged, 7 passed, 5 failed" in text  # the spec scenarios, as the table counts them
+    assert "12/12 judged, 12 passed" in text
+    assert "every capability: 12 of 12 spec scenarios judged" in text  # what the verdict judged
 
 
 def test_every_link_of_the_index_exists_and_nothing_is_fetched(site: Path) -> None:
@@ -107,22 +109,34 @@ def test_badges_count_spec_scenarios_and_turn_red_on_failure(site: Path) -> None
     assert badges["reference-lite-milvus_lite-3.2.2.json"] == {
         "schemaVersion": 1,
         "label": "conformance",
-        "message": "12/12",
+        "message": "12/12 passed",
         "color": "brightgreen",
     }
-    assert badges["reference-uri-milvus_lite-2.5.1.json"]["message"] == "7/12"
+    assert badges["reference-uri-milvus_lite-2.5.1.json"]["message"] == "7/12 passed, 5 failed"
     assert badges["reference-uri-milvus_lite-2.5.1.json"]["color"] == "red"
 
 
-def test_a_partial_implementation_without_failures_is_yellow() -> None:
+def test_a_partial_implementation_without_failures_is_yellow_and_says_what_was_not_judged() -> None:
     report = _report(LITE3)
-    partial = report.model_copy(
-        update={
-            "spec_scenarios": report.spec_scenarios.model_copy(update={"passed": 8}),
-            "summary": report.summary.model_copy(update={"not_applicable": 4}),
-        }
+    # As if it declared no search: the scenarios of R6 (both need search) are not applicable.
+    scenarios = [
+        s.model_copy(update={"status": "not_applicable", "needs": ("search",)})
+        if s.requirement_id == "dense-baseline"
+        else s
+        for s in report.scenarios
+    ]
+    partial = build_report(
+        scenarios, report.environment, requirement_order=[r.requirement for r in report.requirements]
     )
-    assert badge(partial)["color"] == "yellow"
+    assert badge(partial) == {
+        "schemaVersion": 1,
+        "label": "conformance",
+        "message": "11/12 passed, 1 not judged",
+        "color": "yellow",
+    }
+    assert (
+        partial.verdict_text == "CONFORMS (every capability: 11 of 12 spec scenarios judged; R6 not judged)"
+    )
 
 
 def test_report_text_is_escaped_everywhere(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ TOKEN = "s3cret-token-do-not-print"
 
 # One miniature: answers labels correctly; on quality_score it does whatever FAULT says. STATE is a file
 # it appends to: one line per prepare (saying whether the token arrived intact) and one per start.
+# Faults of the whole wire: handshake-extra (a field the protocol does not define in the start reply),
+# gson-nulls (every null dropped, so stop and prepare replies lack their result).
 TEMPLATE = """\
 import json, os, sys, time
 FAULT = {fault!r}
@@ -22,6 +24,8 @@ for line in sys.stdin:
             print("my-impl v1 ready")
         caps = ["labels", "quality", "search"]
         out["result"] = {{"name": "mini", "version": "1", "capabilities": caps}}
+        if FAULT == "handshake-extra":
+            out["result"]["vendor"] = {{"team": "acme", "build": 7}}
     elif kind == "canonicalize_label":
         out["result"] = {{"rrf_fused": "hybrid"}}.get(m["label"], "dense")
     elif kind == "prepare":
@@ -43,8 +47,23 @@ for line in sys.stdin:
             continue
         if FAULT == "noise":
             print("computing quality...", flush=True)
+        if FAULT == "latin1-log":
+            sys.stdout.buffer.write("qualit\\xe9 calcul\\xe9e".encode("latin-1") + b"\\n")
+            sys.stdout.flush()
+        if FAULT == "latin1-reply":
+            reply = '{{"seq": %d, "error": {{"message": "caf\\xe9"}}}}' % seq
+            sys.stdout.buffer.write(reply.encode("latin-1") + b"\\n")
+            sys.stdout.flush()
+            continue
+        if FAULT == "huge":
+            print('{{"seq": %d, "result": 1e999}}' % seq, flush=True)
+            continue
         if FAULT == "invalid":
             out["result"] = {{"quality": 0.5}}
+        elif FAULT == "nan":
+            out["result"] = float("nan")  # json.dumps writes a bare NaN, as Gson does
+        elif FAULT == "infinity":
+            out["result"] = -float("inf")
         elif FAULT == "string-number":
             out["result"] = "0.5"
         elif FAULT == "ahead":
@@ -59,6 +78,8 @@ for line in sys.stdin:
             if FAULT == "slow":
                 time.sleep(0.5)
             out["result"] = 0.5
+    if FAULT == "gson-nulls":  # a JSON library that drops nulls: {{"seq": n}} for stop and prepare
+        out = {{k: v for k, v in out.items() if v is not None}}
     print(json.dumps(out), flush=True)
     if kind == "stop":
         break

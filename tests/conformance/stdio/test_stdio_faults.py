@@ -86,7 +86,7 @@ def test_a_schema_invalid_reply_errors_the_call_and_the_program_keeps_serving(tm
     try:
         for _ in range(4):  # more than the restart limit: an invalid reply is not a dead program
             with pytest.raises(
-                InvalidReplyError, match=r"not a valid quality_score reply: result: "
+                InvalidReplyError, match=r"does not fit the quality_score reply's shape: result: "
             ) as caught:
                 adapter.quality_score(QUALITY)
             assert '"result": {"quality": 0.5}}' in str(caught.value)  # the line, quoted

@@ -87,8 +87,9 @@ def _mini_run(pytester: pytest.Pytester, fault: str, *options: str, feature: str
         ("crash", "errored", "exited (code 3) before replying"),
         ("hang", "errored", "no reply within 1 s"),
         ("garbage", "errored", "no reply within 1 s"),  # a non-JSON line, and then nothing
-        ("invalid", "errored", "not a valid quality_score reply"),
+        ("invalid", "errored", "does not fit the quality_score reply's shape"),
         ("string-number", "errored", "expected a number, got str '0.5'"),
+        ("nan", "errored", "is not JSON: result is NaN"),  # Gson's bare NaN: invalid, not out of range
         ("noise", "passed", None),
         ("slow", "passed", None),
         ("skip", "not_applicable", "no normalizer in this build"),
@@ -109,6 +110,17 @@ def test_each_fault_gets_its_status_and_the_run_completes(
     if fault == "noise":
         assert len(report["warnings"]) == 1
         assert "'computing quality...'" in report["warnings"][0]
+
+
+def test_a_run_reports_the_handshakes_own_fields_and_no_default_language(
+    pytester: pytest.Pytester,
+) -> None:
+    report = _mini_run(pytester, "handshake-extra")
+    assert report["environment"]["adapter"]["extra"] == {"vendor": {"team": "acme", "build": 7}}
+    assert report["environment"]["adapter"]["language"] is None  # it did not say; never "python"
+    assert any("fields the protocol does not define: vendor" in n for n in report["notes"]), report["notes"]
+    assert any("does not say its language" in n for n in report["notes"]), report["notes"]
+    assert report["verdict"] == "CONFORMS"  # reported, never failed
 
 
 def test_strict_stdout_errors_the_noisy_call_and_only_that_one(pytester: pytest.Pytester) -> None:
@@ -215,7 +227,7 @@ def test_invalid_replies_of_one_capability_error_only_its_scenarios(tmp_path: Pa
     assert others, "and scenarios of the other capabilities"
     for scenario in post:
         assert scenario["status"] == "errored", scenario
-        assert "not a valid post_process reply" in scenario["message"]
+        assert "does not fit the post_process reply's shape" in scenario["message"]
         assert "perhaps" in scenario["message"]  # what was received, quoted
     assert {s["status"] for s in others} == {"passed"}, others  # labels and quality still judged
     assert code == 1

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from conformance import Corpus, CorpusChunk, MilvusEndpoint, SearchRequest
+from conformance import Corpus, CorpusChunk, MilvusEndpoint, QualityRequest, SearchRequest
+from conformance.boundary._errors import InvalidReplyError
 from conformance.commands._cli import main
 from conformance.stdio import kit_messages, protocol_schemas, reply_adapter
 from conformance.stdio._codec import Codec
@@ -107,3 +108,136 @@ def test_the_handshake_may_declare_capabilities_per_search_mode(capabilities: li
     jsonschema.validate(reply, protocol_schemas()["reply.start.schema.json"])
     info = reply_adapter("start").validate_json(json.dumps(reply)).result
     assert {str(c) for c in info.capabilities} == set(capabilities)
+
+
+# -- the schema and the kit's reader agree on every reply line ----------------------------------------
+
+_BLOCK = '{"evidenceKey":"d#0","docId":"d","chunkIndex":0,"originalRank":1,"qualityScore":1.0,' + (
+    '"scoreLabel":"hybrid"}'
+)
+_HIT = '{"docId":"d","chunkIndex":0,"originalRank":1,"score":0.03,"scoreLabel":"hybrid"}'
+_INFO = '"name":"x","version":"1"'
+_POST = '"blocks":[' + _BLOCK + '],"relevanceLevel":"PRECISE","topQualityScore":1.0'
+
+
+def _post(old: str, new: str) -> str:
+    """A post_process reply whose one block has ``old`` replaced by ``new``."""
+    return '{"seq": 1, "result": {' + _POST.replace(old, new) + ',"isLowQuality":false}}'
+
+
+def _hits(old: str, new: str) -> str:
+    """A search reply whose one hit has ``old`` replaced by ``new``."""
+    return '{"seq": 1, "result": {"hits": [' + _HIT.replace(old, new) + "]}}"
+
+
+AGREEMENT = [
+    ("stop", '{"seq": 1}'),
+    ("stop", '{"seq": 1, "result": null}'),
+    ("stop", '{"seq": 1, "result": {}}'),
+    ("prepare", '{"seq": 1}'),
+    ("prepare", '{"seq": 1, "result": null}'),
+    ("quality_score", '{"seq": 1, "result": 0.5}'),
+    ("quality_score", '{"seq": 1, "result": 1}'),
+    ("quality_score", '{"seq": 1.0, "result": 0.5}'),
+    ("quality_score", '{"seq": true, "result": 0.5}'),
+    ("quality_score", '{"seq": "1", "result": 0.5}'),
+    ("quality_score", '{"result": 0.5}'),
+    ("quality_score", '{"seq": 1, "result": "0.5"}'),
+    ("quality_score", '{"seq": 1, "result": true}'),
+    ("quality_score", '{"seq": 1, "result": null}'),
+    ("quality_score", '{"seq": 1, "result": NaN}'),
+    ("quality_score", '{"seq": 1, "result": Infinity}'),
+    ("quality_score", '{"seq": 1, "result": 1e999}'),
+    ("quality_score", '{"seq": 1, "result": 0.5, "extra": 1}'),
+    ("quality_score", '{"seq": 1, "skipped": "not in this build"}'),
+    ("quality_score", '{"seq": 1, "skipped": ""}'),
+    ("quality_score", '{"seq": 1, "skipped": "no", "result": 0.5}'),
+    ("quality_score", '{"seq": 1, "error": {"message": "boom"}}'),
+    ("quality_score", '{"seq": 1, "error": {"message": "boom", "kind": null, "context": null}}'),
+    ("quality_score", '{"seq": 1, "error": {"kind": "ValueError"}}'),
+    ("quality_score", '{"seq": 1, "error": {"message": "boom", "trace": "t"}}'),
+    ("quality_score", '{"seq": 1, "error": "boom"}'),
+    ("canonicalize_label", '{"seq": 1, "result": "hybrid"}'),
+    ("canonicalize_label", '{"seq": 1, "result": 1}'),
+    ("start", '{"seq": 1, "result": {' + _INFO + ',"capabilities":["labels"]}}'),
+    ("start", '{"seq": 1, "result": {' + _INFO + ',"capabilities":["labels","labels"]}}'),
+    ("start", '{"seq": 1, "result": {' + _INFO + ',"capabilities":[]}}'),
+    ("start", '{"seq": 1, "result": {' + _INFO + "}}"),
+    ("start", '{"seq": 1, "result": {' + _INFO + ',"capabilities":["labels"],"language":null}}'),
+    ("start", '{"seq": 1, "result": {' + _INFO + ',"capabilities":["labels"],"vendor":{"a":1}}}'),
+    ("start", '{"seq": 1, "result": {"name":"x","capabilities":["labels"]}}'),
+    ("start", '{"seq": 1, "skipped": "later"}'),
+    ("post_process", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":false}}'),
+    ("post_process", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":"false"}}'),
+    ("post_process", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":0}}'),
+    ("post_process", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":null}}'),
+    ("post_process", '{"seq": 1, "result": {' + _POST + "}}"),
+    ("post_process", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":false,"completeness":"FULL"}}'),
+    ("post_process", '{"seq": 1, "result": {"blocks":[],"relevanceLevel":"NONE","isLowQuality":true}}'),
+    ("post_process", _post('"chunkIndex":0', '"chunkIndex":0.0')),
+    ("post_process", _post('"chunkIndex":0', '"chunkIndex":0.5')),
+    ("post_process", _post('"originalRank":1', '"originalRank":"1"')),
+    ("post_process", _post('"qualityScore":1.0', '"qualityScore":null')),
+    ("search", '{"seq": 1, "result": {"hits": []}}'),
+    ("search", '{"seq": 1, "result": {"hits": [' + _HIT + "]}}"),
+    ("search", _hits('"score":0.03', '"score":null')),
+    ("search", _hits('"score":0.03', '"score":"0.03"')),
+    ("search", _hits('"score":0.03,', "")),
+    ("search", _hits('"scoreLabel":"hybrid"', '"scoreLabel":null')),
+    ("search", '{"seq": 1, "result": {}}'),
+    ("lookup", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":false,"path":"filtered"}}'),
+    ("lookup", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":false,"path":"sideways"}}'),
+    ("lookup", '{"seq": 1, "result": {' + _POST + ',"isLowQuality":false}}'),
+]  # fmt: skip
+
+
+def _strict_json(line: str) -> object:
+    """What a JSON parser that follows RFC 8259 reads: NaN, Infinity and 1e999 are not numbers."""
+
+    def refuse(token: str) -> object:
+        raise ValueError(f"{token} is not JSON")
+
+    def number(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError(f"{text} is not a number a double can hold")
+        return value
+
+    return json.loads(line, parse_constant=refuse, parse_float=number)
+
+
+@pytest.mark.parametrize(("operation", "line"), AGREEMENT)
+def test_the_schema_and_the_kits_reader_agree_on_every_reply_line(operation: str, line: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    from conformance.stdio import NotApplicable, RemoteError
+
+    try:
+        jsonschema.validate(_strict_json(line), protocol_schemas()[f"reply.{operation}.schema.json"])
+        schema_accepts = True
+    except (ValueError, jsonschema.ValidationError):
+        schema_accepts = False
+    try:
+        decoded = Codec(validate=False).decode("x", operation, 1, line)
+        kit_accepts = True
+    except NotApplicable:
+        kit_accepts = True
+    except InvalidReplyError:
+        kit_accepts = False
+    else:
+        assert decoded is not Codec.STALE
+        assert not isinstance(decoded, RemoteError) or '"error"' in line
+    assert kit_accepts == schema_accepts, (
+        f"the schema {'accepts' if schema_accepts else 'rejects'} {line}, the kit does not"
+    )
+
+
+def test_the_request_schema_says_every_field_is_always_sent_with_nulls_where_absent() -> None:
+    request = protocol_schemas()["request.schema.json"]["$defs"]
+    quality = request["QualityRequest"]
+    assert set(quality["required"]) == set(quality["properties"])  # denseDistance: null included
+    line = json.loads(
+        Codec(validate=True).encode("quality_score", 1, {"request": QualityRequest(score_label="dense")})
+    )
+    assert line["request"]["score"] is None
+    assert line["request"]["denseDistance"] is None
+    assert set(line["request"]) == set(quality["properties"])

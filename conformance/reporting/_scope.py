@@ -1,0 +1,170 @@
+"""What a run judged: the spec's scenarios and requirements it reached, and the verdict said with it.
+
+A verdict on part of the spec must read as such. An implementation that declares only the pure
+capabilities (labels, quality, post-process) is judged on 7 of the spec's 12 scenarios: its CONFORMS
+says so, and names the requirements it did not reach and what they need. One set of counts serves
+every view (the terminal, ``report.json``, JUnit, the site and the badge): :func:`spec_tally` for the
+spec's scenarios, the requirement rows for the requirements, :func:`verdict_text` for the words.
+
+A spec scenario (one ``@spec:`` hash, transcribed once per capability that can show it) is
+
+- *judged* when every transcription of it was judged (passed, failed, errored or a known divergence),
+  or when one failed: a failure is a judgement of the scenario, whatever its other transcriptions;
+- *judged in part* when some transcriptions passed and the others were not judged (not applicable, or
+  cut off by a lost engine): the post-process transcription of "Dense distance does not replace
+  hybrid label" runs without search, its search and lookup ones do not;
+- *not judged* otherwise. It *passed* when every transcription passed.
+
+A requirement is judged when its verdict is CONFORMS or DOES NOT CONFORM; BLOCKED when every scenario
+of it stopped at another requirement's failure first (it neither passed nor failed); NOT APPLICABLE
+when it needs capabilities the implementation does not declare; NOT JUDGED when the engine was lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from ..boundary._protocol import BASE_CAPABILITIES, PURE_CAPABILITIES, Capability, ImplementationInfo
+from ..judging._spec_model import REQUIREMENT_NUMBERS
+
+if TYPE_CHECKING:
+    from ._report import Report, RequirementRow, ScenarioResult
+
+__all__ = [
+    "JUDGED_STATUSES",
+    "capabilities_text",
+    "missing_capabilities",
+    "requirement_label",
+    "requirement_number",
+    "requirement_verdict_text",
+    "spec_counts",
+    "verdict_text",
+]
+
+JUDGED_STATUSES = frozenset({"passed", "failed", "errored", "xfailed"})
+"""Statuses that are a judgement of the implementation (the others say why there is none)."""
+_BROKEN = frozenset({"failed", "errored"})
+_UNSELECTED = "not selected"  # a transcription the run left out (-k), in spec_counts only
+_CAPABILITY_ORDER = {str(c): i for i, c in enumerate(Capability)}
+
+
+def requirement_number(requirement_id: str) -> str | None:
+    """``R1`` ... ``R7`` for the spec's requirements (their order in the spec); None for others."""
+    return REQUIREMENT_NUMBERS.get(requirement_id)
+
+
+def requirement_label(requirement_id: str) -> str:
+    """``R3`` for a spec requirement, its id otherwise (the engine checks, a test's own feature)."""
+    return requirement_number(requirement_id) or requirement_id
+
+
+def spec_counts(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] = ()) -> dict[str, int]:
+    """The spec's scenarios by what the run did with them (see the module docstring): ``total``,
+    ``passed``, ``failed``, ``judged`` (failed ones included), ``partly_judged``, ``not_selected``.
+
+    ``unselected`` holds the ``@spec`` hash of each transcription the run left out (``-k``): a
+    transcription not run is not judged, so ``-k`` on one scenario judges 1 of the spec's 12."""
+    transcriptions: dict[str, list[str]] = {}
+    for result in scenarios:
+        if result.spec_hash:
+            transcriptions.setdefault(result.spec_hash, []).append(result.status)
+    for spec_hash in unselected:
+        transcriptions.setdefault(spec_hash, []).append(_UNSELECTED)
+    counts = dict.fromkeys(("total", "passed", "failed", "judged", "partly_judged", "not_selected"), 0)
+    for statuses in transcriptions.values():
+        counts["total"] += 1
+        counts["not_selected"] += all(s == _UNSELECTED for s in statuses)
+        if any(s in _BROKEN for s in statuses):
+            counts["failed"] += 1
+            counts["judged"] += 1
+        elif all(s in JUDGED_STATUSES for s in statuses):
+            counts["judged"] += 1
+            counts["passed"] += all(s == "passed" for s in statuses)
+        elif any(s in JUDGED_STATUSES for s in statuses):
+            counts["partly_judged"] += 1
+    return counts
+
+
+def missing_capabilities(scenarios: Iterable[ScenarioResult], declared: Sequence[str]) -> list[str]:
+    """What the not-applicable scenarios among ``scenarios`` need that ``declared`` lacks, in the
+    capabilities' order."""
+    info = ImplementationInfo(name="-", version="-", capabilities=frozenset(Capability(c) for c in declared))
+    missing = {
+        need
+        for r in scenarios
+        if r.status == "not_applicable"
+        for need in r.needs
+        if need in _CAPABILITY_ORDER and not info.supports(need)
+    }
+    return sorted(missing, key=lambda c: _CAPABILITY_ORDER[c])
+
+
+def capabilities_text(declared: Iterable[str]) -> str:
+    """How a verdict names what was declared: ``pure capabilities``, ``every capability``, or the list."""
+    names = {str(c) for c in declared}
+    if names == {str(c) for c in PURE_CAPABILITIES}:
+        return "pure capabilities"
+    if {str(c) for c in BASE_CAPABILITIES} <= names:
+        return "every capability"
+    ordered = sorted(names, key=lambda c: _CAPABILITY_ORDER.get(c, len(_CAPABILITY_ORDER)))
+    return "declares " + ", ".join(ordered) if ordered else "declares nothing"
+
+
+def _join(labels: Sequence[str]) -> str:
+    return ", ".join(labels)
+
+
+def verdict_text(report: Report) -> str:
+    """The verdict with what it judged, the same words in every view, e.g.
+
+    ``CONFORMS (pure capabilities: 7 of 12 spec scenarios judged, 1 more in part; R2, R6 not judged:
+    their scenarios need search, lookup)``; ``CONFORMS (every capability: 12 of 12 spec scenarios
+    judged)``. A run that judged nothing reads ``NOT JUDGED`` with its reason elsewhere.
+    """
+    if not report.scenarios:
+        return report.verdict
+    tally = report.judged_spec()
+    declared = (report.environment.adapter or {}).get("capabilities")
+    head = f"{capabilities_text(declared)}: " if isinstance(declared, list) else ""
+    parts = []
+    if tally.total:
+        spec = f"{tally.judged} of {tally.total} spec scenarios judged"
+        if tally.partly_judged:
+            spec += f", {tally.partly_judged} more in part"
+        if tally.failed:
+            spec += f", {tally.failed} failed"
+        if tally.not_selected:
+            spec += f", {tally.not_selected} not selected (-k)"
+        parts.append(spec)
+    # By number: a version-1 report has no numbers stored, its requirement ids have them.
+    rows = [(n, r) for r in report.requirements if (n := requirement_number(r.requirement_id))]
+    blocked = [(n, r) for n, r in rows if r.verdict == "BLOCKED"]
+    if blocked:
+        by = sorted({requirement_label(b) for _, r in blocked for b in r.blocked_by}) or [
+            "other requirements'"
+        ]
+        parts.append(f"{_join([n for n, _ in blocked])} blocked by {_join(by)} failures")
+    lost = [n for n, r in rows if r.verdict == "NOT JUDGED"]
+    if lost:
+        parts.append(f"{_join(lost)} not judged: the engine was lost")
+    absent = [(n, r) for n, r in rows if r.verdict == "NOT APPLICABLE"]
+    if absent:
+        text = f"{_join([n for n, _ in absent])} not judged"
+        if isinstance(declared, list):
+            ids = {r.requirement_id for _, r in absent}
+            needed = missing_capabilities([s for s in report.scenarios if s.requirement_id in ids], declared)
+            if needed:
+                text += f": {'their' if len(absent) > 1 else 'its'} scenarios need {_join(needed)}"
+        parts.append(text)
+    if not parts:
+        return report.verdict
+    return f"{report.verdict} ({head}{'; '.join(parts)})"
+
+
+def requirement_verdict_text(row: RequirementRow) -> str:
+    """A requirement's verdict as the table and the site show it: ``BLOCKED (1 stopped by R1)``."""
+    if not row.summary.blocked:
+        return row.verdict
+    by = _join(sorted({requirement_label(b) for b in row.blocked_by})) or "another requirement"
+    return f"{row.verdict} ({row.summary.blocked} stopped by {by})"
