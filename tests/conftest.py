@@ -28,3 +28,11 @@ os.environ.setdefault("RQS_PROFILE", "selftest")
 # processes (and this one) whatever the caller's environment says; they are ignored by git.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    """The mutation matrix first. It is the suite's longest module by far (one kit run per miniature, in
+    four processes), and with ``-n auto --dist loadfile`` a module goes to a worker in collection order:
+    collected last, as its name sorts, it started after most other modules had run and ended the suite
+    alone. Started first, it runs beside all of them. The order of everything else is kept."""
+    items.sort(key=lambda item: item.nodeid.partition("::")[0] != "tests/test_mutation_matrix.py")
