@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -53,14 +52,19 @@ def _in_suite(path: Any) -> bool:
 
 
 def _cached(original: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
-    # One table per fixture manager (one per session), dropped with the session.
-    tables: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[Any]]] = weakref.WeakKeyDictionary()
+    # One table, for the fixture manager of the session running now (one per session); a new session
+    # starts a new table. Not a WeakKeyDictionary keyed by the manager: the cached fixture definitions
+    # refer back to their manager, so no key would ever die, and every session of a process (the
+    # mutation matrix runs a hundred in a few workers) stayed alive with its items and reports.
+    current: dict[str, Any] = {"manager": None, "table": {}}
 
     def find_fixturedefs_for_step(step: Any, fixturemanager: Any, node: Any) -> Iterable[Any]:
         path = getattr(node, "path", None)
         if path is None or not _in_suite(path):
             return original(step=step, fixturemanager=fixturemanager, node=node)
-        table = tables.setdefault(fixturemanager, {})
+        if current["manager"] is not fixturemanager:
+            current.update(manager=fixturemanager, table={})
+        table: dict[tuple[Any, ...], list[Any]] = current["table"]
         key = (path, step.type, step.name)
         if key not in table:
             table[key] = list(original(step=step, fixturemanager=fixturemanager, node=node))

@@ -71,3 +71,23 @@ def test_an_unexpected_pytest_bdd_is_left_alone(monkeypatch: pytest.MonkeyPatch)
 def test_the_installed_pytest_bdd_gets_the_cache() -> None:
     assert _step_lookup.install() is True
     assert importlib.import_module("pytest_bdd.scenario").find_fixturedefs_for_step.rqs_cached
+
+
+def test_a_finished_session_is_not_kept_alive_by_its_cached_definitions() -> None:
+    # pytest's fixture definitions refer back to their session's manager; the cache must not hold a
+    # session that has ended (the mutation matrix runs a hundred sessions per process).
+    import gc
+    import weakref
+
+    def find_fixturedefs_for_step(step, fixturemanager, node):
+        yield ("definition", fixturemanager)  # refers back to its manager, as pytest's do
+
+    cached = _step_lookup._cached(find_fixturedefs_for_step)
+    step = Step("given", "a result")
+    first = FixtureManager()
+    list(cached(step, first, Node(SUITE_FILE)))
+    gone = weakref.ref(first)
+    del first
+    list(cached(step, FixtureManager(), Node(SUITE_FILE)))  # the next session
+    gc.collect()
+    assert gone() is None, "the first session's fixture manager is still alive"
