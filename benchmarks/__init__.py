@@ -3,8 +3,8 @@
 Run ``python -m benchmarks run`` from the repository root; see the README's "Benchmarks" section. This
 folder is not shipped in the wheel. It imports the reference, the kit and the legacy miniature.
 
-- ``_cli.py``: the command; ``_report.py`` and ``_sections.py``: ``results.json`` to ``RESULTS.md``;
-  ``_targets.py``: every target, in one place.
+- ``_cli.py``: the command; ``_report.py``, ``_sections.py`` and ``_peer_section.py``: ``results.json``
+  to ``RESULTS.md``; ``_targets.py``: every target, in one place.
 - ``_retrieval.py``: lookup, the old lookup, bare calls and the legacy pipeline on one engine and size;
   ``_corpus.py``, ``_legacy.py``, ``_stats.py``, ``_affinity.py``, ``_stages.py``, ``_profile.py`` serve it.
 - ``_peers.py``: the peer libraries' hybrid query beside a bare call, each run by ``_peer_child.py`` in

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _peer_section
 from . import _sections as sections
 from ._targets import CONFORMANCE_S, PIPELINE_SIZE, PIPELINE_TARGET, POSTPROCESS_US, lookup_target
 
@@ -127,7 +128,7 @@ def render_markdown(results: dict[str, Any]) -> str:
     out += sections.side_by_side(results["retrieval"])
     out += sections.client_time(results["retrieval"])
     out += sections.stages(results["retrieval"])
-    out += sections.peers(results["retrieval"])
+    out += _peer_section.peers(results["retrieval"])
     out += sections.retrieval(results["retrieval"])
     out += sections.post_process(results["post_process"])
     out += sections.conformance(results["conformance"])

@@ -9,6 +9,7 @@ __all__ = [
     "conformance",
     "ingest",
     "method",
+    "ms",
     "post_process",
     "profiles",
     "retrieval",
@@ -61,7 +62,7 @@ def table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _ms(value: float) -> str:
+def ms(value: float) -> str:
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
 
@@ -105,15 +106,15 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
         return "not run" if "not_run" in r else get(r)
 
     def cpu(name: str) -> Any:
-        return lambda r: _ms(r["latency_ms"][name]["client_cpu_per_call"])
+        return lambda r: ms(r["latency_ms"][name]["client_cpu_per_call"])
 
     rows = [
         ["engine version", *(cell(r, lambda r: r["engine_version"]) for r in runs)],
         ["dense index", *(cell(r, lambda r: r["index"]) for r in runs)],
-        ["`lookup` p50 ms", *(cell(r, lambda r: _ms(r["latency_ms"]["lookup"]["p50"])) for r in runs)],
+        ["`lookup` p50 ms", *(cell(r, lambda r: ms(r["latency_ms"]["lookup"]["p50"])) for r in runs)],
         [
             "bare `hybrid_search` (same fields) p50 ms",
-            *(cell(r, lambda r: _ms(r["latency_ms"]["bare_hybrid_same_fields"]["p50"])) for r in runs),
+            *(cell(r, lambda r: ms(r["latency_ms"]["bare_hybrid_same_fields"]["p50"])) for r in runs),
         ],
         [
             "**lookup / bare p50**",
@@ -136,7 +137,7 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
         ["client CPU per bare call, ms", *(cell(r, cpu("bare_hybrid_same_fields")) for r in runs)],
         [
             "engine CPU per `lookup`, ms",
-            *(cell(r, lambda r: _ms(r["latency_ms"]["lookup"]["engine_cpu_per_call"])) for r in runs),
+            *(cell(r, lambda r: ms(r["latency_ms"]["lookup"]["engine_cpu_per_call"])) for r in runs),
         ],
         [
             f"reference / legacy p50 (target <= {PIPELINE_TARGET} at 100k)",
@@ -248,10 +249,7 @@ def retrieval(runs: list[dict[str, Any]]) -> list[str]:
         rows = [
             [
                 f"`{name}`",
-                *(
-                    _ms(s[key])
-                    for key in ("p50", "p95", "mean", "client_cpu_per_call", "engine_cpu_per_call")
-                ),
+                *(ms(s[key]) for key in ("p50", "p95", "mean", "client_cpu_per_call", "engine_cpu_per_call")),
             ]
             for name, s in r["latency_ms"].items()
         ]
@@ -315,74 +313,6 @@ def post_process(pp: dict[str, Any]) -> list[str]:
         "Median of 5 timed loops per size (`timeit`), one process, no engine; the new and the old version "
         "(`benchmarks/_old_reference/`, the tuned code before issue 25 made it read as the spec) "
         "alternate loop by loop. `new / old` is what readability costs.",
-        "",
-    ]
-
-
-PEERS_NOTE = """Each library runs in its own venv (the one `examples/peers/run` builds from
-`examples/peers/<library>/requirements.txt`), on the same Lite 2.5.1 server and corpus, right after the
-reference's queries. It ingests the corpus into its own collection through its adapter's `prepare`
-(the store the conformance run judges), then times its hybrid query (LangChain
-`similarity_search_with_score` with `ranker_type="rrf"`, LlamaIndex `MilvusVectorStore.query` in hybrid
-mode, Haystack `MilvusHybridRetriever.run`) interleaved with a bare `hybrid_search` from the same
-process, on the library's own client, sending the request the library sent for that query (recorded in
-an untimed first pass: sub-requests, ranker, limit, output fields). So `peer / bare` is what the
-library adds to its own engine call, as `lookup / bare` is what the reference adds to its own; the
-two bare calls differ by what each asks the engine for (below)."""
-
-
-def peers(runs: list[dict[str, Any]]) -> list[str]:
-    """Each peer's hybrid query / its bare hybrid_search, beside the reference's lookup / bare."""
-    timed = [r for r in runs if r.get("peers")]
-    if not timed:
-        return []
-    rows, notes = [], []
-    for r in timed:
-        where = f"{r['engine']} {r['size']:,}"
-        rows.append(
-            [
-                f"reference ({r['engine_version']})",
-                where,
-                _ms(r["latency_ms"]["lookup"]["p50"]),
-                _ms(r["latency_ms"]["bare_hybrid_same_fields"]["p50"]),
-                f"**{r['lookup_vs_bare']['p50']:.3f}x**",
-                f"{r['lookup_vs_bare']['paired_median']:.3f}x",
-                _ms(r["latency_ms"]["lookup"]["client_cpu_per_call"])
-                + " / "
-                + _ms(r["latency_ms"]["bare_hybrid_same_fields"]["client_cpu_per_call"]),
-            ]
-        )
-        for p in r["peers"]:
-            if "not_run" in p:
-                rows.append([p["library"], where, "-", "-", "not run", "-", "-"])
-                notes.append(f"- {p['library']} ({where}): not run: {p['not_run']}")
-                continue
-            versions = ", ".join(f"{name} {v}" for name, v in p["versions"].items())
-            rows.append(
-                [
-                    f"{p['library']} ({versions})",
-                    where,
-                    _ms(p["peer_p50_ms"]),
-                    _ms(p["bare_p50_ms"]),
-                    f"**{p['peer_vs_bare']['p50']:.3f}x**",
-                    f"{p['peer_vs_bare']['paired_median']:.3f}x",
-                    f"{_ms(p['client_cpu_ms']['peer'])} / {_ms(p['client_cpu_ms']['bare'])}",
-                ]
-            )
-            differs = "; ".join(p["differs"]) or "the same ranker, RRF k and vectors in the reply"
-            notes.append(
-                f"- {p['library']} ({where}): asks for {', '.join(p['request'].get('output_fields') or [])}"
-                f"; against the reference's request: {differs}."
-            )
-    header = ["", "where", "p50 ms", "its bare p50 ms", "/ bare p50", "median of per-query", "client CPU ms"]
-    return [
-        "## Peers: each library's hybrid query beside its own bare `hybrid_search`",
-        "",
-        PEERS_NOTE,
-        "",
-        table(header, rows),
-        "",
-        *notes,
         "",
     ]
 

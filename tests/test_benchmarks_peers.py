@@ -11,8 +11,8 @@ import types
 import pytest
 
 from benchmarks import _peer_child, _peers
+from benchmarks._peer_section import peers as peers_section
 from benchmarks._report import checks
-from benchmarks._sections import peers as peers_section
 
 REQUEST = {
     "sub_requests": [
