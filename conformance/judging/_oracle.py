@@ -151,7 +151,10 @@ class MilvusOracle:
                 )
             )
             index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
-        client.create_collection(collection, schema=schema, index_params=index)
+        client.create_collection(collection, schema=schema)
+        # The collection is empty: nothing to build. Waiting (sync) would only add pymilvus's polling,
+        # half a second per index before its first look; loading (in from_corpus) waits for the engine.
+        client.create_index(collection, index, sync=False)
 
     def require_mode(self, mode: str) -> None:
         """NOT APPLICABLE when the engine lacks what ``mode`` needs (hybrid: BM25 full-text search).
