@@ -52,23 +52,44 @@ def _in_suite(path: Any) -> bool:
 
 
 def _cached(original: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
-    # One table, for the fixture manager of the session running now (one per session); a new session
-    # starts a new table. Not a WeakKeyDictionary keyed by the manager: the cached fixture definitions
-    # refer back to their manager, so no key would ever die, and every session of a process (the
-    # mutation matrix runs a hundred in a few workers) stayed alive with its items and reports.
-    current: dict[str, Any] = {"manager": None, "table": {}}
+    # Two tables. ``found`` holds, per step, the definitions of the session running now (one fixture
+    # manager per session; a new session starts a new table). ``named`` outlives sessions: per step,
+    # the fixture name and function of each definition that matched. Step functions are module-level
+    # and stay the same objects from one session to the next (the mutation matrix runs a hundred in a
+    # few processes), so a later session asks pytest only for those names, not for every fixture.
+    # Neither table keys on the manager: fixture definitions refer back to it, so a finished session
+    # would never be freed.
+    current: dict[str, Any] = {"manager": None, "found": {}}
+    named: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
 
     def find_fixturedefs_for_step(step: Any, fixturemanager: Any, node: Any) -> Iterable[Any]:
         path = getattr(node, "path", None)
         if path is None or not _in_suite(path):
             return original(step=step, fixturemanager=fixturemanager, node=node)
         if current["manager"] is not fixturemanager:
-            current.update(manager=fixturemanager, table={})
-        table: dict[tuple[Any, ...], list[Any]] = current["table"]
+            current.update(manager=fixturemanager, found={})
+        found: dict[tuple[Any, ...], list[Any]] = current["found"]
         key = (path, step.type, step.name)
-        if key not in table:
-            table[key] = list(original(step=step, fixturemanager=fixturemanager, node=node))
-        return iter(table[key])
+        if key not in found:
+            found[key] = _by_name(named.get(key), fixturemanager, node)
+            if found[key] is None:  # a step not seen yet, or definitions that changed: ask pytest-bdd
+                found[key] = list(original(step=step, fixturemanager=fixturemanager, node=node))
+                named[key] = tuple((definition.argname, definition.func) for definition in found[key])
+        return iter(found[key])
 
     find_fixturedefs_for_step.rqs_cached = True  # type: ignore[attr-defined]
     return find_fixturedefs_for_step
+
+
+def _by_name(names: tuple[tuple[str, Any], ...] | None, fixturemanager: Any, node: Any) -> list[Any] | None:
+    """This session's definitions of the (name, function) pairs an earlier session found, or ``None``
+    when there were none recorded or one is no longer there as it was."""
+    if names is None:
+        return None
+    definitions = []
+    for name, func in names:
+        same = [d for d in fixturemanager.getfixturedefs(name, node) or () if d.func is func]
+        if len(same) != 1:
+            return None
+        definitions.append(same[0])
+    return definitions
