@@ -12,16 +12,18 @@ __all__ = ["checks", "render_markdown"]
 
 
 def _row(
-    figure: str, value: float, target: float, unit: str, *, applies: bool = True, why: str = ""
+    figure: str, value: float, target: float | None, unit: str, *, applies: bool = True, why: str = ""
 ) -> dict[str, Any]:
+    """One checked figure; ``target`` is ``None`` where no budget is set (shown as "-", never met)."""
     suffix = "x" if unit == "x" else f" {unit}"
     shown = f"{value:.3f}x" if unit == "x" else f"{value:,.1f} {unit}"
-    verdict = ("met" if value <= target else "MISSED") if applies else f"n/a ({why})"
+    applies = applies and target is not None
+    verdict = ("met" if target is not None and value <= target else "MISSED") if applies else f"n/a ({why})"
     return {
         "figure": figure,
         "value": value,
         "measured": shown,
-        "target": f"<= {target:g}{suffix}",
+        "target": "-" if target is None else f"<= {target:g}{suffix}",
         "target_value": target,
         "verdict": verdict,
     }
@@ -44,9 +46,8 @@ def checks(results: dict[str, Any]) -> list[dict[str, Any]]:
             _row(
                 f"1. lookup / bare hybrid_search p50 ({where})",
                 r["lookup_vs_bare"]["p50"],
-                target or 0.0,
+                target,
                 "x",
-                applies=target is not None,
                 why="no budget for this engine and size",
             )
         )

@@ -141,3 +141,15 @@ def test_the_child_replays_the_recorded_request_with_fresh_sub_requests() -> Non
     assert shape["ranker"] == "RRFRanker"
     assert shape["output_fields"] == ["doc_id"]
     assert shape["limit"] == 5
+
+
+def test_a_size_without_a_budget_shows_no_target_and_no_verdict() -> None:
+    run = {**run_with_peers(), "size": 2_000, "peers": []}
+    results = {
+        "retrieval": [run],
+        "post_process": {"us_per_call": {}},
+        "conformance": {"command": "rag-conformance run", "wall_s": 1.0},
+    }
+    (row,) = [row for row in checks(results) if row["figure"].startswith("1. ")]
+    assert row["target"] == "-"
+    assert row["verdict"] == "n/a (no budget for this engine and size)"
