@@ -12,6 +12,7 @@ pymilvus is imported inside the functions that need it, so importing the kit's s
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,14 @@ _TEXT_MAX = 1024
 _MAX_LIMIT = 16384  # Milvus's largest topk
 # What each search mode needs of the engine, beyond dense search: hybrid is dense + BM25, fused.
 MODE_NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({"dense": (), "hybrid": ("bm25",)})
+
+
+# The engine's answers, shared by every oracle of this process that holds the same corpus on the same
+# engine (``ingest``'s ``engine``). The mutation matrix runs a hundred kit runs per process against one
+# engine with one seed, each in a collection of its own holding the same rows inserted the same way, and
+# without this each run would ask the engine the same questions again. A run on an engine of its own
+# (every ``rag-conformance run``) shares nothing.
+_SHARED_ANSWERS: dict[tuple[str, str, str], dict[tuple[object, ...], list[Ranked]]] = {}
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class MilvusOracle:
         collection: str,
         corpus: ScenarioCorpus,
         lacks: Mapping[str, str] | None = None,
+        answers: dict[tuple[object, ...], list[Ranked]] | None = None,
     ) -> None:
         self._client = client
         self.collection = collection
@@ -86,12 +96,17 @@ class MilvusOracle:
         self._keys: list[ChunkKey] = [(c.doc_id, c.chunk_index) for c in chunks]
         self._vectors = [c.vector for c in chunks]
         # The collection never changes after ingest: the engine's answers are kept, so the many scenarios
-        # asking about the same question cost one engine search each.
-        self._answers: dict[tuple[object, ...], list[Ranked]] = {}
+        # asking about the same question cost one engine search each (``answers``: kept with others').
+        self._answers: dict[tuple[object, ...], list[Ranked]] = {} if answers is None else answers
 
     @classmethod
-    def ingest(cls, client: MilvusClient, collection: str, corpus: ScenarioCorpus) -> MilvusOracle:
+    def ingest(
+        cls, client: MilvusClient, collection: str, corpus: ScenarioCorpus, *, engine: str | None = None
+    ) -> MilvusOracle:
         """Create ``collection`` (dropping a leftover of the same name) and load the corpus into it.
+
+        ``engine`` names the engine (its address): oracles of one process with the same ``engine`` and
+        the same corpus share the engine's answers, as their collections hold the same rows.
 
         On an engine that refuses a BM25 Function (Milvus 2.3) the collection is built without one:
         :attr:`lacks` then says why, and :meth:`bm25_search` answers from the corpus's advertised
@@ -122,7 +137,10 @@ class MilvusOracle:
         # One insert: Milvus Lite computes BM25 IDF per segment, and one insert keeps one segment.
         client.insert(collection, rows)
         client.load_collection(collection)
-        return cls(client, collection, corpus, lacks)
+        if engine is None:
+            return cls(client, collection, corpus, lacks)
+        key = (engine, _fingerprint(corpus), repr(sorted(lacks.items())))
+        return cls(client, collection, corpus, lacks, _SHARED_ANSWERS.setdefault(key, {}))
 
     @staticmethod
     def _create(client: MilvusClient, collection: str, corpus: ScenarioCorpus, *, bm25: bool) -> None:
@@ -288,3 +306,12 @@ def _ranked(hits: Iterable[Any]) -> list[Ranked]:
         entity = hit["entity"]
         out.append(Ranked((str(entity["doc_id"]), int(entity["chunk_index"])), rank, float(hit["distance"])))
     return out
+
+
+def _fingerprint(corpus: ScenarioCorpus) -> str:
+    """A digest of the rows the oracle inserts for ``corpus``, in their order."""
+    digest = hashlib.sha256()
+    for c in corpus.corpus.chunks:
+        digest.update(repr((c.doc_id, c.chunk_index, c.text, c.category)).encode())
+        digest.update(np.asarray(c.vector, dtype=np.float32).tobytes())
+    return digest.hexdigest()

@@ -159,7 +159,10 @@ def rqs_oracle(rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus) -> Iterator
     are then NOT APPLICABLE while dense-mode ones run.
     """
     oracle = MilvusOracle.ingest(
-        rqs_engine.client(), rqs_engine.collection_name(ORACLE_SUFFIX), rqs_scenario_corpus
+        rqs_engine.client(),
+        rqs_engine.collection_name(ORACLE_SUFFIX),
+        rqs_scenario_corpus,
+        engine=rqs_engine.endpoint.uri,
     )
     try:
         yield oracle

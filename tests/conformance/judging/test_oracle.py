@@ -164,3 +164,38 @@ def test_the_knowledge_bases_category_values_filter_exactly(kb_oracle: MilvusOra
         assert found == want, category
     for category in kb.absent_categories:
         assert kb_oracle.dense_search(vector, 500, category) == [], category
+
+
+def test_oracles_of_one_engine_and_corpus_share_the_engines_answers(
+    tmp_path: Path, corpus: ScenarioCorpus
+) -> None:
+    client = pymilvus.MilvusClient(str(tmp_path / "shared.db"))
+    searched: list[str] = []
+    real_search = client.search
+
+    def counting_search(collection: str, *args: object, **kwargs: object) -> object:
+        searched.append(collection)
+        return real_search(collection, *args, **kwargs)
+
+    client.search = counting_search
+    query = next(iter(corpus.queries.values()))
+    built = []
+    try:
+        for name, engine in (
+            ("rqs_share_a", "uri:one"),
+            ("rqs_share_b", "uri:one"),
+            ("rqs_share_c", "uri:two"),
+        ):
+            built.append(MilvusOracle.ingest(client, name, corpus, engine=engine))
+            answer = built[-1].dense_search(query.vector, 5)
+            assert [r.key for r in answer] == list(query.dense_order[:5])
+        # The second oracle of engine "uri:one" answered from the first one's search; "uri:two" asked.
+        assert searched == ["rqs_share_a", "rqs_share_c"]
+        other = build_corpus(seed=7)  # another corpus on the same engine shares nothing either
+        built.append(MilvusOracle.ingest(client, "rqs_share_d", other, engine="uri:one"))
+        built[-1].dense_search(next(iter(other.queries.values())).vector, 5)
+        assert searched[-1] == "rqs_share_d"
+    finally:
+        for oracle in built:
+            oracle.drop()
+        client.close()
