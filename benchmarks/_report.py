@@ -17,8 +17,9 @@ def _row(
     """One checked figure; ``target`` is ``None`` where no budget is set (shown as "-", never met)."""
     suffix = "x" if unit == "x" else f" {unit}"
     shown = f"{value:.3f}x" if unit == "x" else f"{value:,.1f} {unit}"
-    applies = applies and target is not None
-    verdict = ("met" if target is not None and value <= target else "MISSED") if applies else f"n/a ({why})"
+    verdict = f"n/a ({why})"
+    if target is not None and applies:
+        verdict = "met" if value <= target else "MISSED"
     return {
         "figure": figure,
         "value": value,

@@ -42,7 +42,7 @@ MODE_NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({"dense": (), "hybr
 # engine with one seed, each in a collection of its own holding the same rows inserted the same way, and
 # without this each run would ask the engine the same questions again. A run on an engine of its own
 # (every ``rag-conformance run``) shares nothing.
-_SHARED_ANSWERS: dict[tuple[str, str, str], dict[tuple[object, ...], list[Ranked]]] = {}
+_SHARED_ANSWERS: dict[tuple[str, str, tuple[str, ...]], dict[tuple[object, ...], list[Ranked]]] = {}
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class MilvusOracle:
         client.load_collection(collection)
         if engine is None:
             return cls(client, collection, corpus, lacks)
-        key = (engine, _fingerprint(corpus), repr(sorted(lacks.items())))
+        key = (engine, _fingerprint(corpus), tuple(sorted(lacks)))
         return cls(client, collection, corpus, lacks, _SHARED_ANSWERS.setdefault(key, {}))
 
     @staticmethod
@@ -171,7 +171,7 @@ class MilvusOracle:
             index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
         client.create_collection(collection, schema=schema)
         # The collection is empty: nothing to build. Waiting (sync) would only add pymilvus's polling,
-        # half a second per index before its first look; loading (in from_corpus) waits for the engine.
+        # half a second per index before its first look; loading (in ingest) waits for the engine.
         client.create_index(collection, index, sync=False)
 
     def require_mode(self, mode: str) -> None:
