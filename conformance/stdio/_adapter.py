@@ -50,6 +50,7 @@ from ..boundary._protocol import (
 )
 from ._codec import Codec, RemoteError
 from ._process import ChildProcess, NotUtf8Line, ProcessGoneError, ReplyTimeoutError
+from ._requests import describe_request
 
 __all__ = ["NotApplicable", "StdioAdapter"]
 
@@ -258,14 +259,14 @@ class StdioAdapter:
         self._seq += 1
         seq = self._seq
         line = self._codec.encode(operation, seq, fields)
+        asked = describe_request(operation, seq, fields)
         try:
             child.send(line)
             reply = self._read_reply(child, operation, seq, timeout)
         except ProcessGoneError as gone:
             self._lost(child)
-            raise self._process_error(
-                child, operation, f"the process exited (code {gone.returncode}) before replying", "exited"
-            ) from None
+            detail = f"the process exited (code {gone.returncode}) before replying: it crashed"
+            raise self._process_error(child, operation, detail, "exited", asked) from None
         except ReplyTimeoutError:
             self._lost(child)
             raise self._process_error(
@@ -274,13 +275,19 @@ class StdioAdapter:
                 f"no reply within {timeout:g} s; the process was "
                 "killed (raise --adapter-timeout if it is just slow)",
                 "timeout",
+                asked,
             ) from None
         except InvalidReplyError as invalid:
-            if getattr(invalid, "problem", None) in _UNREADABLE:
+            problem = getattr(invalid, "problem", None)
+            detail = getattr(invalid, "detail", str(invalid))
+            if problem in _UNREADABLE:
                 self._lost(child)  # out of step with the kit: start afresh for the next call
-            raise
+                detail += "; the kit cannot read on from here: a crash, the program is restarted"
+            error = InvalidReplyError(self.rqs_name, operation, detail, request=asked)
+            error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
+            raise error from None
         if isinstance(reply, RemoteError):
-            raise AdapterCallError(self.rqs_name, operation, reply)
+            raise AdapterCallError(self.rqs_name, operation, reply, request=asked, answered=True)
         return reply
 
     def _read_reply(self, child: ChildProcess, operation: str, seq: int, timeout: float) -> Any:
@@ -295,7 +302,7 @@ class StdioAdapter:
                 if getattr(invalid, "problem", None) not in _NOISE or operation == "start":
                     raise
                 if self.strict_stdout:
-                    invalid.args = (f"{invalid} (--strict-stdout)",)
+                    invalid.detail = f"{invalid.detail} (--strict-stdout)"
                     raise
                 skipped += 1
                 if skipped > _NOISE_PER_CALL:
@@ -347,10 +354,10 @@ class StdioAdapter:
             self._child_prepared = False
 
     def _process_error(
-        self, child: ChildProcess, operation: str, detail: str, problem: str
+        self, child: ChildProcess, operation: str, detail: str, problem: str, request: str | None = None
     ) -> ImplementationProcessError:
         tail = self._codec.scrub(child.stderr_tail())
-        error = ImplementationProcessError(self.rqs_name, operation, detail, tail)
+        error = ImplementationProcessError(self.rqs_name, operation, detail, tail, request=request)
         error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
         return error
 

@@ -165,7 +165,7 @@ def quality(judge: Judge, request: QualityRequest) -> float:
     try:
         return judge.quality_score(request)
     except AdapterCallError as exc:
-        raise AssertionError(f"the normalizer raised {type(exc.cause).__name__}: {exc.cause}") from None
+        raise AssertionError(f"the normalizer {exc.what_happened()}") from None
 
 
 def post(
@@ -178,7 +178,7 @@ def post(
     try:
         return judge.post_process(request)
     except AdapterCallError as exc:
-        raise AssertionError(f"post-process raised {type(exc.cause).__name__}: {exc.cause}") from None
+        raise AssertionError(f"post-process {exc.what_happened()}") from None
 
 
 def shown(blocks: Sequence[Block]) -> str:
