@@ -8,6 +8,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
 from ._protocol import Implementation, _real
+from ._tally import count_call
 
 __all__ = ["ask"]
 
@@ -19,6 +20,7 @@ def ask(implementation: Implementation, operation: str, *args: Any, expect: type
     shape as a plain dict is accepted and validated, so adapters may return JSON-like data.
     """
     name = _name(implementation)
+    count_call(operation)  # the scenario's true count of calls, for the report
     try:
         reply = getattr(implementation, operation)(*args)
     except ConformanceError:

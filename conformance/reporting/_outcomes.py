@@ -20,6 +20,7 @@ import pytest
 
 from .._version import kit_version
 from ..boundary._errors import ConformanceError
+from ..boundary._tally import Tally, tallying
 from ..spec._paths import spec_path
 from ._junit import write_junit
 from ._report import (
@@ -71,6 +72,7 @@ class OutcomeCollector:
         self._failed_steps: dict[str, str] = {}
         self.unselected_spec: list[str] = []  # @spec hashes of the transcriptions -k left out
         self._properties: set[str] = set()
+        self._tallies: dict[str, Tally] = {}  # per item: its calls, and a property's examples
         config.stash[self.key] = self
 
     def not_judged(self, reason: str) -> None:
@@ -118,6 +120,17 @@ class OutcomeCollector:
                 self.unselected_spec.append(spec_hash)
 
     @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+        # Every call the item makes of the implementation (setup's session fixtures included: the
+        # first item needing the corpus sends prepare) and every example a property runs.
+        with tallying(self._tallies.setdefault(item.nodeid, Tally())):
+            yield
+
+    def _counts(self, nodeid: str) -> dict[str, Any]:
+        tally = self._tallies.get(nodeid) or Tally()
+        return {"calls": dict(sorted(tally.calls.items())), "examples": tally.examples or 1}
+
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
         outcome = yield
         scenario_id = _marker_arg(item, "rqs_id")
@@ -145,6 +158,7 @@ class OutcomeCollector:
             update = {
                 "duration_s": round(duration, 6),
                 "notes": tuple(dict.fromkeys((*previous.notes, *notes))),
+                **self._counts(item.nodeid),
             }
             self.results[item.nodeid] = previous.model_copy(update=update)
             return
@@ -170,6 +184,7 @@ class OutcomeCollector:
             rules=rules,
             notes=notes,
             needs=tuple(str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args),
+            **self._counts(item.nodeid),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -245,6 +260,8 @@ class OutcomeCollector:
             terminalreporter.section("rag-retrieval-quality-score conformance")
             for line in format_table(self.report).splitlines():
                 terminalreporter.write_line(line)
+            for line in self._property_counts():
+                terminalreporter.write_line(line)
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
@@ -264,6 +281,21 @@ class OutcomeCollector:
             terminalreporter.write_line(f"warning: {more} more in report.json", yellow=True)
         if self.report_dir is not None:
             terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
+
+    def _property_counts(self) -> list[str]:
+        """Per property scenario, the examples it ran and its calls: the kit's own statistics (pytest and
+        ``--hypothesis-show-statistics`` see one test each, not the examples inside it)."""
+        assert self.report is not None
+        shown = [
+            r for r in self.report.scenarios if r.id in self._properties and r.status != "not_applicable"
+        ]
+        if not shown:
+            return []
+        lines = ["property scenarios (examples run; calls of the implementation by capability):"]
+        for r in shown:
+            calls = ", ".join(f"{capability} {n}" for capability, n in r.calls.items()) or "none"
+            lines.append(f"  {r.id}: {r.examples} example{'s' * (r.examples != 1)}; {calls}")
+        return lines
 
     def _replay_hint(self) -> str | None:
         """How to replay a broken property scenario, as a command that works when copied."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JUDGED_STATUSES",
+    "broken_outside_spec",
     "capabilities_text",
     "missing_capabilities",
     "requirement_label",
@@ -86,6 +87,34 @@ def spec_counts(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] =
     return counts
 
 
+def broken_outside_spec(scenarios: Iterable[ScenarioResult]) -> list[str]:
+    """What broke outside the spec's own scenarios, in the words the verdict and the table use:
+    ``4 derived scenarios of R5 failed``, ``1 derived scenario of R3 errored``, ``2 engine checks
+    failed``. A failure counts under the requirements it broke (as the requirement table counts it), an
+    error under its scenario's own requirement."""
+    groups: dict[tuple[str, str], tuple[list[int], set[str]]] = {}
+    for result in scenarios:
+        if result.spec_hash or result.status not in _BROKEN:
+            continue
+        kind = "engine check" if result.engine_check else "derived scenario"
+        where = result.broken_requirements if result.status == "failed" else ()
+        count, labels = groups.setdefault((kind, result.status), ([0], set()))
+        count[0] += 1
+        labels.update(requirement_label(r) for r in where or (result.requirement_id,))
+    parts = []
+    for (kind, status), (count, labels) in sorted(
+        groups.items(), key=lambda g: (g[0][0] != "derived scenario", g[0][1])
+    ):
+        n = count[0]
+        of = "" if kind == "engine check" else f" of {_join(sorted(labels, key=_label_order))}"
+        parts.append(f"{n} {kind}{'s' * (n != 1)}{of} {status}")
+    return parts
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    return (0, f"{int(label[1:]):03d}") if label[:1] == "R" and label[1:].isdigit() else (1, label)
+
+
 def missing_capabilities(scenarios: Iterable[ScenarioResult], declared: Sequence[str]) -> list[str]:
     """What the not-applicable scenarios among ``scenarios`` need that ``declared`` lacks, in the
     capabilities' order."""
@@ -121,6 +150,10 @@ def verdict_text(report: Report) -> str:
     ``CONFORMS (pure capabilities: 7 of 12 spec scenarios judged, 1 more in part; R2, R6 not judged:
     their scenarios need search, lookup)``; ``CONFORMS (every capability: 12 of 12 spec scenarios
     judged)``. A run that judged nothing reads ``NOT JUDGED`` with its reason elsewhere.
+
+    A run that does not conform says what failed, spec scenarios and the others counted apart:
+    ``DOES NOT CONFORM (every capability: 12 of 12 spec scenarios judged, 12 passed; 4 derived
+    scenarios of R5 failed)``, so a verdict never reads as contradicting its own counts.
     """
     if not report.scenarios:
         return report.verdict
@@ -130,6 +163,8 @@ def verdict_text(report: Report) -> str:
     parts = []
     if tally.total:
         spec = f"{tally.judged} of {tally.total} spec scenarios judged"
+        if report.verdict == "DOES NOT CONFORM":  # say what failed in the counts the table prints
+            spec += f", {tally.passed} passed"
         if tally.partly_judged:
             spec += f", {tally.partly_judged} more in part"
         if tally.failed:
@@ -137,6 +172,7 @@ def verdict_text(report: Report) -> str:
         if tally.not_selected:
             spec += f", {tally.not_selected} not selected (-k)"
         parts.append(spec)
+    parts += broken_outside_spec(report.scenarios)
     # By number: a version-1 report has no numbers stored, its requirement ids have them.
     rows = [(n, r) for r in report.requirements if (n := requirement_number(r.requirement_id))]
     blocked = [(n, r) for n, r in rows if r.verdict == "BLOCKED"]

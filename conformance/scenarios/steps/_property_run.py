@@ -26,6 +26,7 @@ from ...boundary._protocol import (
     QualityRequest,
     WireCandidate,
 )
+from ...boundary._tally import count_example
 from ...judging._attribution import ALIASES, reattribute
 from ...judging._judge import Judge
 from ...judging._spec_model import SpecViolationError, top_readings
@@ -85,6 +86,7 @@ class PropertyRun:
         @seed(self.seed)
         @given(**strategies)
         def prop(**values: Any) -> None:
+            count_example()  # every example run, shrinking's included: the report's true count
             try:
                 body(**values)
             except SpecViolationError as exc:
