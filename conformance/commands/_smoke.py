@@ -157,6 +157,7 @@ _TINY = Corpus(
 
 def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, say: Say) -> int:
     from ..engines import start_engine
+    from ..engines._facts import engine_facts
 
     say(f"...  starting a Milvus engine ({milvus}) for search and lookup")
     try:
@@ -165,7 +166,10 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
         say(f"FAIL engine: {exc} (this is the kit's side, not the implementation's)")
         return 1
     with engine:
-        if not _check(say, "prepare", lambda: adapter.prepare(engine.endpoint, _TINY)):
+        facts = engine_facts(str(engine.describe().get("version")))
+        say(f"...  engine {facts.version} (Milvus API {facts.api_level or 'unknown'}; see {facts.docs})")
+        endpoint = engine.endpoint.model_copy(update={"engine": facts})
+        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY)):
             return 1
         query = _unit(1, 0.05, 0, 0)
         calls: list[tuple[str, Callable[[], Any]]] = []

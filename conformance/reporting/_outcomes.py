@@ -292,6 +292,11 @@ class OutcomeCollector:
         if not shown:
             return []
         lines = ["property scenarios (examples run; calls of the implementation by capability):"]
+        if self.config.getoption("hypothesis_show_statistics", default=False):
+            lines[0] += (
+                " these replace --hypothesis-show-statistics, which sees one test per scenario and "
+                "not the Hypothesis run inside it"
+            )
         for r in shown:
             calls = ", ".join(f"{capability} {n}" for capability, n in r.calls.items()) or "none"
             lines.append(f"  {r.id}: {r.examples} example{'s' * (r.examples != 1)}; {calls}")
