@@ -15,9 +15,15 @@ from conformance.boundary._protocol import EngineFacts
 
 __all__ = ["literal_matches", "measured"]
 
-PROBED_INDEXES = ("FLAT", "IVF_FLAT", "IVF_SQ8", "HNSW", "DISKANN", "AUTOINDEX")
+PROBED_INDEXES = ("FLAT", "IVF_FLAT", "IVF_SQ8", "IVF_PQ", "HNSW", "SCANN", "DISKANN", "AUTOINDEX")
 CATEGORIES = {"quotes": 'O\'Reilly "Media"', "backslash": "C:\\shares\\kb", "newline": "line one\nline two"}
-_PARAMS = {"HNSW": {"M": 8, "efConstruction": 64}, "IVF_FLAT": {"nlist": 4}, "IVF_SQ8": {"nlist": 4}}
+_PARAMS = {
+    "HNSW": {"M": 8, "efConstruction": 64},
+    "IVF_FLAT": {"nlist": 4},
+    "IVF_SQ8": {"nlist": 4},
+    "IVF_PQ": {"nlist": 4, "m": 2},  # m divides the dimension (2)
+    "SCANN": {"nlist": 4},
+}
 
 
 def _works(call: Any) -> bool:

@@ -74,7 +74,7 @@ def _server(version: str, line: tuple[int, int]) -> EngineFacts:
         nullable_fields=modern,
         index_types=_ALL_SERVER_INDEXES,
         filter_literals=JSON_LITERAL,  # measured on 2.3.5, the oldest line the kit starts
-        docs="docs/engines.md#milvus-2-3-5" if line == (2, 3) else "docs/engines.md#a-server-by-uri",
+        docs="docs/engines.md#milvus-235" if line == (2, 3) else "docs/engines.md#a-server-by-uri",
     )
 
 
