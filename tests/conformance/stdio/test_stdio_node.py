@@ -9,6 +9,7 @@ line's locked dependencies when its ``node_modules`` is missing (it needs the np
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -76,3 +77,34 @@ def test_the_node_example_conforms_on_each_sdk_line(line: str, tmp_path: Path) -
     # Every capability was asked, and the properties ran many examples, not one.
     asked = {capability for s in report["scenarios"] for capability in s["calls"]}
     assert {"labels", "quality", "post_process", "prepare", "search", "lookup"} <= asked
+
+
+def test_a_run_names_the_blank_query_a_node_program_answers_an_error_to(tmp_path: Path) -> None:
+    """The Node team's seed-dependent failure, made certain: every run asks a blank query early (the
+    knowledge base's explicit searches hold every query shape). The message names that request and says
+    the program answered an error; it never says crashed."""
+    reason = _npm_ready(EXAMPLE)
+    if reason is not None:
+        pytest.skip(reason)
+    original = (EXAMPLE / "impl.js").read_text()
+    head = "async function search({ queryText, queryVector, mode, k, category = null, rrfK = 60 }) {\n"
+    assert head in original
+    here = tmp_path / "blank-refusing"
+    here.mkdir()
+    refusal = '  if (!queryText.trim()) throw new Error("Search data is required");\n'
+    (here / "impl.js").write_text(original.replace(head, head + refusal))
+    (here / "node_modules").symlink_to(EXAMPLE / "node_modules", target_is_directory=True)
+    run_conformance(
+        f"cmd:node {here / 'impl.js'}",
+        report_dir=tmp_path / "out",
+        select="prop-search-follows-its-mode-on-a-real-knowledge-base",
+    )
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    (scenario,) = report["scenarios"]
+    assert scenario["status"] == "errored", scenario
+    message = scenario["message"]
+    assert "answered an error to search seq " in message, message
+    # The blank query as repr shows it: '', ' ', '   ' or '\t\n' (the seed draws one).
+    assert re.search(r"search seq \d+ \(mode (dense|hybrid), query '( |\\t|\\n)*'", message), message
+    assert "Search data is required" in message
+    assert "crash" not in message
