@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
 from ._scope import (
-    JUDGED_STATUSES,
+    derived_line,
     missing_capabilities,
     requirement_number,
     requirement_verdict_text,
@@ -420,19 +420,9 @@ def format_table(report: Report) -> str:
             + (f", {tally.failed} failed" if tally.failed else "")
             + (f", {tally.not_selected} not selected (-k)" if tally.not_selected else "")
         )
-    derived = [r for r in report.scenarios if not r.spec_hash and not r.engine_check]
+    derived = derived_line(report.scenarios)
     if derived:
-        judged = [r for r in derived if r.status in JUDGED_STATUSES]
-        counts = [
-            f"{len(judged)} of {len(derived)} judged",
-            f"{sum(r.status == 'passed' for r in judged)} passed",
-        ]
-        counts += [
-            f"{n} {status}"
-            for status in ("failed", "errored")
-            if (n := sum(r.status == status for r in derived))
-        ]
-        lines.append(f"derived scenarios: {', '.join(counts)}")
+        lines.append(derived)
     lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:

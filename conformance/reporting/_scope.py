@@ -35,6 +35,7 @@ __all__ = [
     "JUDGED_STATUSES",
     "broken_outside_spec",
     "capabilities_text",
+    "derived_line",
     "missing_capabilities",
     "requirement_label",
     "requirement_number",
@@ -109,6 +110,23 @@ def broken_outside_spec(scenarios: Iterable[ScenarioResult]) -> list[str]:
         of = "" if kind == "engine check" else f" of {_join(sorted(labels, key=_label_order))}"
         parts.append(f"{n} {kind}{'s' * (n != 1)}{of} {status}")
     return parts
+
+
+def derived_line(scenarios: Iterable[ScenarioResult]) -> str | None:
+    """The table's line for the derived scenarios, counted apart from the spec's: ``derived scenarios:
+    16 of 30 judged, 15 passed, 1 failed``; None in a run without any."""
+    derived = [r for r in scenarios if not r.spec_hash and not r.engine_check]
+    if not derived:
+        return None
+    judged = [r for r in derived if r.status in JUDGED_STATUSES]
+    counts = [
+        f"{len(judged)} of {len(derived)} judged",
+        f"{sum(r.status == 'passed' for r in judged)} passed",
+    ]
+    counts += [
+        f"{n} {status}" for status in ("failed", "errored") if (n := sum(r.status == status for r in derived))
+    ]
+    return f"derived scenarios: {', '.join(counts)}"
 
 
 def _label_order(label: str) -> tuple[int, str]:
