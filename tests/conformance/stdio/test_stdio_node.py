@@ -8,10 +8,13 @@ line's locked dependencies when its ``node_modules`` is missing (it needs the np
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,12 +30,22 @@ def _npm_ready(folder: Path) -> str | None:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         return "node and npm are not on PATH: install Node.js 18+ to judge the Node example"
-    if not (folder / "node_modules" / "@zilliz" / "milvus2-sdk-node").is_dir():
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True, text=True, timeout=600
-        )
-        if done.returncode != 0:
-            return f"npm ci failed in {folder} (no registry access?): {done.stderr.strip()[-500:]}"
+    # One npm ci per folder at a time: pytest-xdist runs this module's tests on several workers.
+    lock = (
+        Path(tempfile.gettempdir()) / f"rqs-npm-{hashlib.sha256(str(folder).encode()).hexdigest()[:12]}.lock"
+    )
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not (folder / "node_modules" / "@zilliz" / "milvus2-sdk-node").is_dir():
+            done = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund"],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            if done.returncode != 0:
+                return f"npm ci failed in {folder} (no registry access?): {done.stderr.strip()[-500:]}"
     return None
 
 
