@@ -8,6 +8,7 @@
   the mode check.
 - ``_asking``: ``ask``, the one way the kit calls an implementation (a crash reads as ERRORED).
 - ``_errors``: the kit's errors, one root, one subclass per phase.
+- ``_describe``: one request in a few words (operation, seq, deciding fields), for messages about a call;
 - ``_tally``: what a scenario asked (calls per capability, a property's examples), for the report.
 
 The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported

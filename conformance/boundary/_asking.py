@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ._describe import describe_call
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
 from ._protocol import Implementation, _real
 from ._tally import count_call
@@ -26,7 +27,7 @@ def ask(implementation: Implementation, operation: str, *args: Any, expect: type
     except ConformanceError:
         raise
     except Exception as exc:
-        raise AdapterCallError(name, operation, exc) from exc
+        raise AdapterCallError(name, operation, exc, request=describe_call(operation, args)) from exc
     if expect is None:
         return reply
     if isinstance(expect, type) and issubclass(expect, BaseModel):

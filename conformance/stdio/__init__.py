@@ -4,7 +4,6 @@
 - ``_codec``: lines to messages and back, the checks on every reply, the token kept out of text;
 - ``_messages``: the protocol's messages, built from the boundary's wire models (:data:`PROTOCOL_VERSION`);
 - ``_schema``: the protocol's JSON Schema, generated from those models (``rag-conformance schema``);
-- ``_requests``: one request in a few words (operation, seq, deciding fields), for every message about a call;
 - ``_adapter``: :class:`StdioAdapter`, the Protocol spoken to a child; every failure ends one call.
 
 Below the adapters layer; it imports only the boundary and the spec.

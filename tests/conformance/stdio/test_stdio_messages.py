@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from conformance.boundary._describe import describe_request
 from conformance.boundary._errors import AdapterCallError, ImplementationProcessError
 from conformance.boundary._protocol import LookupRequest, QualityRequest, SearchRequest
 from conformance.commands._smoke import smoke
 from conformance.commands._smoke_edges import LARGEST_K
 from conformance.stdio import StdioAdapter
-from conformance.stdio._requests import describe_request
 
 from ._stdio_miniatures import TEMPLATE, TOKEN
 from .test_stdio_run import _mini_run
@@ -139,3 +139,37 @@ def test_smoke_asks_for_the_largest_k_a_run_does() -> None:
 
     kb = generate(1, scenario_dim=9, scenario_vectors=[(1.0,) + (0.0,) * 8])
     assert kb.max_k == LARGEST_K
+
+
+def test_a_reply_that_breaks_the_spec_names_the_request_and_its_seq(tmp_path: Path) -> None:
+    from conformance.judging._judge import Judge
+    from conformance.judging._spec_model import SpecViolationError
+
+    script = tmp_path / "half.py"  # answers 0.5 to every quality question
+    script.write_text(TEMPLATE.format(fault="none", state=str(tmp_path / "state"), token=TOKEN))
+    adapter = StdioAdapter([sys.executable, str(script)], timeout=5)
+    try:
+        judge = Judge(adapter, adapter.describe())
+        with pytest.raises(SpecViolationError) as caught:
+            judge.quality_score(QualityRequest(score_label="dense", score=0.0))
+    finally:
+        adapter.close()
+    text = str(caught.value)
+    assert text.startswith(
+        "the reply to quality_score seq 2 (scoreLabel 'dense', score 0.0, originalRank 1"
+    ), text
+
+
+def test_an_in_process_adapter_that_raises_names_the_request() -> None:
+    from conformance.boundary._asking import ask
+
+    class Raises:
+        def search(self, request: SearchRequest) -> None:
+            raise ValueError("no BM25 here")
+
+    request = SearchRequest(query_text="q", query_vector=(1.0,), mode="hybrid", k=4, category="a\\b")
+    with pytest.raises(AdapterCallError) as caught:
+        ask(Raises(), "search", request)
+    text = str(caught.value)
+    assert "raised ValueError in search (mode hybrid, query 'q', category 'a\\\\b', k 4, rrfK 60)" in text
+    assert "answered" not in text

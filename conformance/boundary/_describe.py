@@ -1,5 +1,8 @@
 """One request in a few words, for the messages about a call: ``search seq 17 (mode hybrid, query ''...)``.
 
+Used by the stdio adapter (with the ``seq`` the program saw), by :func:`~conformance.boundary._asking.ask`
+for an in-process adapter that raised, and by the judge for a reply that breaks the spec.
+
 A failure that names only the operation leaves a team guessing which of a run's hundred searches broke
 (a blank query drawn by one seed only, say). The words name what decides the answer: the mode, the
 query text (shortened, quoted so blanks and newlines show), the category, k and the settings a request
@@ -11,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..boundary._protocol import Hints, PostProcessConfig
+from ._protocol import Hints, PostProcessConfig
 
-__all__ = ["describe_request"]
+__all__ = ["describe_call", "describe_request"]
 
 _TEXT_CHARS = 40
 _DEFAULT_CONFIG = PostProcessConfig()
@@ -76,8 +79,19 @@ def _fields(operation: str, fields: dict[str, Any]) -> list[str]:
     return []
 
 
-def describe_request(operation: str, seq: int, fields: dict[str, Any]) -> str:
+def describe_request(operation: str, seq: int | None, fields: dict[str, Any]) -> str:
     """``search seq 17 (mode hybrid, query '  ', no category, k 10, rrfK 60)``: what a reader needs to
-    tell this call from the run's others and send it again by hand."""
+    tell this call from the run's others and send it again by hand (no ``seq`` where there is none)."""
     parts = _fields(operation, fields)
-    return f"{operation} seq {seq}" + (f" ({', '.join(parts)})" if parts else "")
+    head = operation if seq is None else f"{operation} seq {seq}"
+    return head + (f" ({', '.join(parts)})" if parts else "")
+
+
+# The Protocol's positional arguments, by operation, as the message fields they travel in over stdio.
+_ARGUMENTS = {"canonicalize_label": ("label",), "prepare": ("endpoint", "corpus")}
+
+
+def describe_call(operation: str, args: tuple[Any, ...], seq: int | None = None) -> str:
+    """:func:`describe_request` of an in-process call ``implementation.<operation>(*args)``."""
+    names = _ARGUMENTS.get(operation, ("request",))
+    return describe_request(operation, seq, dict(zip(names, args, strict=False)))
