@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from .reporting._outcomes import OutcomeCollector
+from .reporting._outcomes import OutcomeCollector, output_dir_problem
 from .scenarios import PLUGIN_MODULES
 from .scenarios._engine_watch import EngineWatch
+from .scenarios._interrupts import InterruptGuard
 from .scenarios._profiles import PROFILE_ENV, PROPERTY_PROFILES
 from .scenarios._resources import RunResources
 from .scenarios._step_lookup import install as install_step_lookup_cache
@@ -150,8 +151,16 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(importlib.import_module(module), module)
     # The OutcomeCollector writes report.json and junit.xml (one suite per requirement) into the report dir.
     report_dir = config.getoption(OPT_REPORT)
+    problem = output_dir_problem(report_dir) if report_dir else None
+    if problem:
+        raise pytest.UsageError(f"{problem}: pass another {OPT_REPORT} (nothing was run)")
     outcomes = OutcomeCollector(config, report_dir)
     config.pluginmanager.register(outcomes, "rqs-outcomes")
+    if config.getoption(OPT_ADAPTER) or config.getoption(OPT_ADAPTER_CMD):
+        # A judging run: a signal ends it INTERRUPTED. Other pytest sessions keep pytest's own handling.
+        guard = InterruptGuard(outcomes)
+        config.pluginmanager.register(guard, "rqs-interrupts")
+        guard.install()
     _keep_hypothesis_out_of_cwd(config)
     # One seed per run, recorded before any scenario runs, so every report can be replayed.
     seed = config.getoption(OPT_SEED)
@@ -245,6 +254,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         resources.preflight(session.items)
 
 
+# trylast: after pytest's own teardown of the session fixtures (the oracle drops its collection through
+# the engine, which must still be open); an interrupted run reaches it with those fixtures still up.
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     # Normally the session fixtures have closed both already; this covers runs that never used them.
     resources = session.config.stash.get(RunResources.key, None)

@@ -15,12 +15,32 @@ exit codes:
   1  does not conform: a scenario failed, or errored on the implementation's reply or crash
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
      handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
-     client could not reach it either), or the command line was wrong
+     client could not reach it either), the engine answered the kit's own calls or the implementation's
+     with errors (retried once), or the command line was wrong
+  130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
+     cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
 """
+
+
+def _output_dir_problem(path: str | None, option: str) -> int | None:
+    """Exit 2 at once, in one line, when an output directory cannot be written (before any engine)."""
+    from ..reporting._outcomes import output_dir_problem
+
+    problem = output_dir_problem(path) if path else None
+    if problem is None:
+        return None
+    print(
+        f"rag-conformance: {problem}; pass another {option} (nothing was run). Exit code 2", file=sys.stderr
+    )
+    return 2
 
 
 def _run(args: argparse.Namespace) -> int:
     from ._runner import run_conformance
+
+    refused = _output_dir_problem(args.report, "--report")
+    if refused is not None:
+        return refused
 
     adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
     outcome = run_conformance(
@@ -55,12 +75,20 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report = outcome.report
         why = ""
-        if report.verdict == "NOT JUDGED" and report.summary.not_judged:
+        if report.interruption is not None:
+            why = f": stopped by {report.interruption.signal}, nothing judged"
+        elif report.verdict == "NOT JUDGED" and report.summary.not_judged:
             why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
         # The last line a user reads says what was judged too: a bare CONFORMS would overstate a partial run.
         verdict = report.described_verdict()
         print(f"verdict: {verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
     return code
+
+
+def _clean(args: argparse.Namespace) -> int:
+    from ._clean import clean
+
+    return clean(args.milvus, yes=args.yes, prefix=args.prefix)
 
 
 def _coverage(args: argparse.Namespace) -> int:
@@ -104,21 +132,22 @@ def _selftest(args: argparse.Namespace) -> int:
 def _engines(args: argparse.Namespace) -> int:
     from ._engines import DEFAULT_ENGINES, format_engine_matrix, run_matrix
 
+    refused = _output_dir_problem(args.report_dir, "--report-dir")
+    if refused is not None:
+        return refused
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_engine_matrix(columns))
     broken = [
         c
         for c in columns
-        if c.report is None
-        or c.report.verdict == "NOT JUDGED"
-        or c.report.summary.failed
-        or c.report.summary.errored
+        if c.report is None or c.report.judged_nothing or c.report.summary.failed or c.report.summary.errored
     ]
     return 1 if broken else 0
 
 
 def _diff(args: argparse.Namespace) -> int:
     from ..boundary._errors import ConformanceError
+    from ..reporting import UNJUDGED_VERDICTS
     from ._diff import diff_reports, format_diff, load_report_data
 
     try:
@@ -127,11 +156,11 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"rag-conformance diff: {exc}", file=sys.stderr)
         return 2
     print(format_diff(diff, old_label=args.old, new_label=args.new))
-    if diff.new_verdict == "NOT JUDGED":
+    if diff.new_verdict in UNJUDGED_VERDICTS:
         # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
         # gate on this diff must not pass an implementation the kit could not even load.
         print(
-            f"rag-conformance diff: {args.new} is NOT JUDGED: the kit could not judge that run",
+            f"rag-conformance diff: {args.new} is {diff.new_verdict}: the kit did not judge that run",
             file=sys.stderr,
         )
         return 2
@@ -141,6 +170,9 @@ def _diff(args: argparse.Namespace) -> int:
 def _docs(args: argparse.Namespace) -> int:
     from ..site import docs_main
 
+    refused = _output_dir_problem(args.out, "--out")
+    if refused is not None:
+        return refused
     return docs_main(args.results, args.out, spec=args.spec)
 
 
@@ -291,6 +323,21 @@ def build_parser() -> argparse.ArgumentParser:
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
     engines.set_defaults(func=_engines)
 
+    clean = sub.add_parser(
+        "clean",
+        help="list the collections killed kit runs left on an engine (rqs_<run id>_... only); --yes drops",
+    )
+    clean.add_argument(
+        "--milvus", required=True, help="the engine: uri:<uri>, uri (MILVUS_URI) or lite:<dir>"
+    )
+    clean.add_argument(
+        "--yes", action="store_true", help="drop them (a run still in progress would lose its)"
+    )
+    clean.add_argument(
+        "--prefix", default=None, help="only the collections of this run prefix (rqs_<run id>_)"
+    )
+    clean.set_defaults(func=_clean)
+
     diff = sub.add_parser("diff", help="compare two reports by scenario id; exit 1 if something newly fails")
     diff.add_argument("old", help="the earlier report.json (or its directory)")
     diff.add_argument("new", help="the later report.json (or its directory)")
@@ -323,11 +370,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "--rqs-profile is --profile), and other pytest options go after --"
             )
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
-    try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("rag-conformance: interrupted", file=sys.stderr)
-        return 130
+    from ..boundary._redact import redacting_output
+
+    # Every line this process prints passes through the one redaction: no engine credential reaches
+    # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
+    with redacting_output():
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt as exc:  # before a run's own handling (loading, parsing): say so, briefly
+            signum = getattr(exc, "signum", 2)
+            print(
+                f"rag-conformance: interrupted ({'SIGTERM' if signum == 15 else 'SIGINT'})", file=sys.stderr
+            )
+            return 128 + signum
 
 
 if __name__ == "__main__":

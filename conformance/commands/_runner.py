@@ -12,12 +12,19 @@ from ..reporting import Report
 from ..reporting._outcomes import OutcomeCollector
 from ..scenarios._suite import SUITE_DIR
 
-__all__ = ["EXIT_CONFORMS", "EXIT_DOES_NOT_CONFORM", "EXIT_NOT_JUDGED", "RunOutcome", "run_conformance"]
+__all__ = [
+    "EXIT_CONFORMS",
+    "EXIT_DOES_NOT_CONFORM",
+    "EXIT_INTERRUPTED",
+    "EXIT_NOT_JUDGED",
+    "RunOutcome",
+    "run_conformance",
+]
 
 EXIT_CONFORMS = 0
 EXIT_DOES_NOT_CONFORM = 1
 EXIT_NOT_JUDGED = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT; a SIGTERM gives 143 (128 + 15), as a shell reports a killed job
 
 
 class RunOutcome:
@@ -31,7 +38,10 @@ class RunOutcome:
     def exit_code(self) -> int:
         """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
         or crash. 2: the run could not judge (adapter not loadable, handshake or engine failed, engine
-        lost midway, usage error, no scenario ran). 130: interrupted."""
+        lost midway, usage error, no scenario ran). 130 (SIGINT) or 143 (SIGTERM): interrupted, verdict
+        INTERRUPTED, nothing judged."""
+        if self.report is not None and self.report.interruption is not None:
+            return self.report.interruption.exit_code
         if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
             return EXIT_INTERRUPTED
         if self.report is None or self.report.verdict == "NOT JUDGED":

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..boundary._errors import EngineError
-from ._redact import redact_uri
+from ..boundary._redact import redact_uri
 
 __all__ = ["DEFAULT_MILVUS_IMAGE", "EngineAddress", "parse_engine_address", "validate_image"]
 

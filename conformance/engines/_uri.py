@@ -12,8 +12,8 @@ from pydantic import SecretStr
 
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
+from ..boundary._redact import redact_uri, scrub
 from ._engine import Engine, EngineUnavailableError, open_client
-from ._redact import redact_uri, scrub
 
 __all__ = ["ENV_DB", "ENV_TOKEN", "ENV_URI", "MAX_CONNECT_SECONDS", "start_uri"]
 

@@ -9,10 +9,14 @@ judged until then kept). From pytest, either is its usage-error exit code.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import shlex
+import signal
 import sys
+import time
 from collections.abc import Generator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +24,25 @@ import pytest
 
 from .._version import kit_version
 from ..boundary._errors import ConformanceError
+from ..boundary._redact import redact
 from ..spec._paths import spec_path
 from ._junit import write_junit
 from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
     Environment,
+    Interruption,
     Report,
     ScenarioResult,
     build_report,
     format_table,
+    interrupted_report,
     not_judged_report,
+    redacted,
 )
-from ._scope import requirement_number
+from ._scope import requirement_number, verdict_text
 
-__all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
+__all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
 _DEFAULT_TIMEOUT = 30.0  # rag-conformance run's --adapter-timeout default: the replay need not say it
 
@@ -44,6 +52,26 @@ NOTES = pytest.StashKey[list[str]]()
 _STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
 _LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to it) and run again"
+_ENGINE_ERRORS_ADVICE = (
+    "the engine, not the implementation, failed them; check its log and load, and run again"
+)
+
+
+def output_dir_problem(path: str | Path) -> str | None:
+    """Why the kit could not write its files into directory ``path`` (None if it can): checked before
+    an engine starts, so a run never judges for minutes to find it has nowhere to put the verdict."""
+    target = Path(path)
+    existing = next((p for p in (target, *target.parents) if p.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        where = "is" if existing == target else f"is inside {existing}, which is"
+        return f"the report directory {path} {where} a file, not a directory"
+    if existing != target and not os.access(existing, os.W_OK | os.X_OK):
+        return f"the report directory {path} cannot be created: {existing} is not writable"
+    if existing == target and not os.access(target, os.W_OK | os.X_OK):
+        return f"the report directory {path} is not writable"
+    return None
 
 
 def spec_sha256() -> str | None:
@@ -66,11 +94,16 @@ class OutcomeCollector:
         self.report: Report | None = None
         self.reason: str | None = None
         self.lost_engine: str | None = None
+        self.engine_errors: list[str] = []  # why each scenario the engine's errors left NOT JUDGED
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
         self.unselected_spec: list[str] = []  # @spec hashes of the transcriptions -k left out
         self._properties: set[str] = set()
+        self.interruption: Interruption | None = None
+        self._started = time.monotonic()
+        self._running: pytest.Item | None = None
+        self._finished = False
         config.stash[self.key] = self
 
     def not_judged(self, reason: str) -> None:
@@ -84,6 +117,10 @@ class OutcomeCollector:
         """
         if self.lost_engine is None:
             self.lost_engine = reason
+
+    def engine_erred(self, what: str) -> None:
+        """A scenario is NOT JUDGED because Milvus answered errors (``what``: the engine's words)."""
+        self.engine_errors.append(what)
 
     def warn(self, text: str) -> None:
         """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
@@ -116,6 +153,26 @@ class OutcomeCollector:
             spec_hash = _marker_arg(item, "rqs_spec")
             if spec_hash and item.get_closest_marker("rqs_engine_check") is None:
                 self.unselected_spec.append(spec_hash)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, object]:
+        self._running = item  # left set when an interrupt ends the protocol: it says where the run stopped
+        result = yield
+        self._running = None
+        return result
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """SIGINT, or SIGTERM turned into an interrupt: the run ends INTERRUPTED, saying when and where."""
+        exc = excinfo.value
+        signum = getattr(exc, "signum", None) or (signal.SIGTERM if str(exc) == "SIGTERM" else signal.SIGINT)
+        running = self._running
+        self.interruption = Interruption(
+            signal=signal.Signals(signum).name,
+            exit_code=128 + int(signum),
+            at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            seconds_into_run=round(time.monotonic() - self._started, 1),
+            during=None if running is None else (_marker_arg(running, "rqs_id") or running.nodeid),
+        )
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -169,7 +226,8 @@ class OutcomeCollector:
             broken_requirements=broken,
             rules=rules,
             notes=notes,
-            needs=tuple(str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args),
+            # Sorted: pytest-bdd keeps a scenario's tags in a set, so their order follows the hash seed.
+            needs=tuple(sorted({str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args})),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -197,27 +255,39 @@ class OutcomeCollector:
     # trylast: in a run that could not judge, the one-error JUnit file replaces pytest's empty one.
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.reason is not None:
+        self.finish(session)
+
+    def finish(self, session: pytest.Session) -> None:
+        """Build the report and write it (once: an interrupted teardown may call this early)."""
+        if self._finished:
+            return
+        self._finished = True
+        if self.interruption is not None and (self.results or self._judging()):
+            judged = self._judged_report() if self.results else None
+            self.report = interrupted_report(judged, self.interruption, self.environment())
+            self.report = self.report.model_copy(update={"warnings": tuple(self.warnings)})
+        elif self.reason is not None:
             self.report = not_judged_report(self.reason, self.environment(), warnings=self.warnings)
-            self.report = self.report.model_copy(update={"notes": tuple(self.handshake_notes())})
+            self.report = redacted(self.report.model_copy(update={"notes": tuple(self.handshake_notes())}))
             xmlpath = getattr(self.config.option, "xmlpath", None)
             if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
                 Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
                 write_junit(self.report, xmlpath)
         elif self.results:
-            report = build_report(
-                self.results.values(),
-                self.environment(),
-                requirement_order=_requirement_order(),
-                unselected_spec=self.unselected_spec,
-            )
+            report = self._judged_report()
             reason = None
-            if report.summary.not_judged and self.lost_engine is not None:
-                n = report.summary.not_judged
-                many = n != 1
+            n = report.summary.not_judged
+            many = n != 1
+            if n and self.lost_engine is not None:
                 reason = (
                     f"{self.lost_engine}; {n} scenario{'s' * many} that need{'s' * (not many)} "
                     f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
+                )
+            elif n and self.engine_errors:
+                reason = (
+                    f"Milvus answered errors, twice in a row for the same question, in {n} "
+                    f"scenario{'s' * many}, which could not be judged (the first: {self.engine_errors[0]}): "
+                    f"{_ENGINE_ERRORS_ADVICE}"
                 )
             self.report = report.model_copy(
                 update={
@@ -227,16 +297,32 @@ class OutcomeCollector:
                     "reason": reason,
                 }
             )
+            # The verdict's words name the cause of what was not judged, which the reason says.
+            self.report = self.report.model_copy(update={"verdict_text": verdict_text(self.report)})
             if self.report.verdict == "NOT JUDGED" and session.exitstatus != pytest.ExitCode.INTERRUPTED:
                 # The same exit code as a run that could not judge from the start: never pytest's 0 or
                 # 1, which would say the implementation passed or failed.
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
         else:
             return
+        self.report = redacted(self.report)
         if self.report_dir is not None:
             self.report_dir.mkdir(parents=True, exist_ok=True)
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
             write_junit(self.report, self.report_dir / "junit.xml")
+
+    def _judging(self) -> bool:
+        """Whether this session judges an implementation (not a test suite that merely loads the kit)."""
+        option = self.config.getoption
+        return bool(option("rqs_adapter", default=None) or option("rqs_adapter_cmd", default=None))
+
+    def _judged_report(self) -> Report:
+        return build_report(
+            self.results.values(),
+            self.environment(),
+            requirement_order=_requirement_order(),
+            unselected_spec=self.unselected_spec,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
@@ -247,12 +333,16 @@ class OutcomeCollector:
                 terminalreporter.write_line(line)
             hint = self._replay_hint()
             if hint:
-                terminalreporter.write_line(hint)
-            if self.config.get_verbosity() > -2:  # pytest's closing line follows: say what it counts
+                terminalreporter.write_line(redact(hint))
+            if (
+                self.config.get_verbosity() > -2 and self.interruption is None
+            ):  # say what pytest's line counts
                 terminalreporter.write_line(
                     f"(the table counts {self.report.summary.total} scenarios; pytest's line below counts "
                     f"its {len(self.results)} test items: each outline example is one)"
                 )
+        elif self.report.interruption is not None:
+            terminalreporter.write_line(f"INTERRUPTED: {self.report.reason}", yellow=True)
         for text in self.report.notes:
             terminalreporter.write_line(f"note: {text}")
         for text in self.report.advice:

@@ -120,15 +120,19 @@ def rqs_engine(pytestconfig: pytest.Config) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def rqs_recorder(rqs_engine: Any) -> Iterator[RecordingProxy]:
-    """The session's recording proxy in front of the engine the kit provisioned."""
+def rqs_recorder(pytestconfig: pytest.Config, rqs_engine: Any) -> Iterator[RecordingProxy]:
+    """The session's recording proxy in front of the engine the kit provisioned (the engine watch reads
+    it too: a ``prepare`` that failed while the engine answered errors is the engine's)."""
     from ..engines._proxy import RecordingProxy
 
+    resources = pytestconfig.stash[RunResources.key]
     proxy = RecordingProxy(rqs_engine.endpoint.uri)
     proxy.start()
+    resources.recorder = proxy
     try:
         yield proxy
     finally:
+        resources.recorder = None
         proxy.close()
 
 
