@@ -16,9 +16,10 @@ from typing import Any
 
 __all__ = ["KIT_COLLECTION", "describe_leftovers", "kit_leftovers", "list_names"]
 
-KIT_COLLECTION = re.compile(r"(rqs_[A-Za-z0-9]{1,32}_)\S+")
-"""A collection name a kit run made: the prefix of :func:`~conformance.engines._engine.make_prefix`,
-then the run's own suffix."""
+KIT_COLLECTION = re.compile(r"(rqs_[0-9a-f]{8}_)\S+")
+"""A collection name a kit run made: the random prefix :func:`~conformance.engines._engine.make_prefix`
+gives every run (eight hex digits), then the run's own suffix. A prefix chosen by hand (``run_id``) is
+not swept: ``rqs_with_underscore_x`` could as well be a team's own name."""
 
 
 def kit_leftovers(names: Iterable[str], *, except_prefix: str | None = None) -> dict[str, list[str]]:
