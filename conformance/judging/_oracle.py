@@ -136,8 +136,8 @@ class MilvusOracle:
             for i, c in enumerate(corpus.corpus.chunks)
         ]
         # One insert: Milvus Lite computes BM25 IDF per segment, and one insert keeps one segment.
-        client.insert(collection, rows)
-        client.load_collection(collection)
+        engine_call("the kit's own insert of the corpus", lambda: client.insert(collection, rows))
+        engine_call("the kit's own load of its collection", lambda: client.load_collection(collection))
         if engine is None:
             return cls(client, collection, corpus, lacks)
         key = (engine, _fingerprint(corpus), tuple(sorted(lacks)))
