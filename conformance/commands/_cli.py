@@ -36,27 +36,16 @@ def _output_dir_problem(path: str | None, option: str) -> int | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._runner import run_conformance
+    from ..reporting._options import RunOptions
+    from ._runner import run_options
 
     refused = _output_dir_problem(args.report, "--report")
     if refused is not None:
         return refused
-
-    adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
-    outcome = run_conformance(
-        adapter,
-        milvus=args.milvus,
-        report_dir=args.report,
-        select=args.select,
-        pytest_args=args.pytest_args,
-        adapter_timeout=args.adapter_timeout,
-        validate=args.validate,
-        checks=args.checks,
-        seed=args.seed,
-        profile=args.profile,
-        strict_stdout=args.strict_stdout,
-        verbose=args.verbose,
-        tb=args.tb,
+    options = RunOptions.from_namespace(args)
+    adapter = options.adapter_address
+    outcome = run_options(
+        options, select=args.select, pytest_args=args.pytest_args, verbose=args.verbose, tb=args.tb
     )
     code = outcome.exit_code
     if outcome.report is None and args.select and outcome.pytest_exit_code == 5:  # pytest: none selected
@@ -176,13 +165,9 @@ def _docs(args: argparse.Namespace) -> int:
     return docs_main(args.results, args.out, spec=args.spec)
 
 
-def _profiles() -> tuple[str, ...]:
-    from ..scenarios._profiles import PROPERTY_PROFILES
-
-    return tuple(sorted(PROPERTY_PROFILES))
-
-
 def build_parser() -> argparse.ArgumentParser:
+    from ..reporting._options import PROFILES, add_cli_options  # pydantic, no pytest plugin: cheap
+
     parser = argparse.ArgumentParser(
         prog="rag-conformance",
         description="Conformance kit for the rag-retrieval-quality-score spec on Milvus.",
@@ -199,20 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = run.add_mutually_exclusive_group()
-    target.add_argument(
-        "--adapter",
-        default=None,
-        help="'reference' (default), an entry-point name, or 'module:attr' (importable from here)",
-    )
-    run.add_argument("--milvus", default="lite", help="lite (default) | uri:<uri> | container[:image]")
-    run.add_argument("--report", default="rqs-report", help="directory for report.json and junit.xml")
-    run.add_argument(
-        "--checks",
-        choices=("implementation", "engine", "all"),
-        default="implementation",
-        help="the spec's scenarios judging the adapter (default), Milvus engine-behaviour checks, or both",
-    )
+    # The run's options are RunOptions' fields (their flags and help written there); pytest's own follow.
+    add_cli_options(run)
     run.add_argument(
         "-k",
         dest="select",
@@ -221,37 +194,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(-k dense-quality-from-l2) or words of their test names (-k legacy_aliases)",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
-    target.add_argument(
-        "--adapter-cmd",
-        default=None,
-        metavar="CMD",
-        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js'",
-    )
-    run.add_argument(
-        "--adapter-timeout", type=float, default=30.0, help="seconds per call to a stdio program (30)"
-    )
-    run.add_argument(
-        "--validate", action="store_true", help="also check every line the kit writes to a stdio program"
-    )
-    run.add_argument(
-        "--strict-stdout",
-        action="store_true",
-        help="a stdio program's stdout line that is not a reply errors the call (default: skipped, "
-        "and listed as a warning in the report)",
-    )
-    run.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="Hypothesis seed of the property scenarios: the one a report or a failure shows replays "
-        "that run (default: random, recorded in report.json)",
-    )
-    run.add_argument(
-        "--profile",
-        choices=_profiles(),
-        default=None,
-        help="examples per property scenario: ci (default, 100) or thorough (1000)",
-    )
     run.add_argument(
         "-v",
         "--verbose",
@@ -303,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument(
         "--profile",
         default="selftest",
-        choices=("selftest", "ci", "thorough"),
+        choices=PROFILES,
         help="property examples: selftest (default; ci's count, no shrinking), ci, thorough",
     )
     selftest.add_argument("--jobs", type=int, default=2, help="miniatures run in parallel processes (2)")

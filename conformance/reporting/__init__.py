@@ -4,6 +4,8 @@
 - ``_scope``: what a run judged (the spec's scenarios, the requirements by number) and the verdict
   said with it, one set of counts for every view.
 - ``_junit``: the JUnit view of a report.
+- ``_options``: :class:`RunOptions`, the run's options as one value, from which the pytest options and
+  ``rag-conformance run``'s are made; the report records it. Not imported here (it needs pytest).
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
   a report and writes it; not imported here, so importing the report model stays free of pytest.
 

@@ -27,6 +27,7 @@ from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..spec._paths import spec_path
 from ._junit import write_junit
+from ._options import RunOptions
 from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
@@ -44,7 +45,6 @@ from ._scope import requirement_number, verdict_text
 
 __all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
-_DEFAULT_TIMEOUT = 30.0  # rag-conformance run's --adapter-timeout default: the replay need not say it
 
 _MESSAGE_LIMIT = 2000
 NOTES = pytest.StashKey[list[str]]()
@@ -84,13 +84,13 @@ class OutcomeCollector:
 
     key = pytest.StashKey["OutcomeCollector"]()
 
-    def __init__(self, config: pytest.Config, report_dir: str | None) -> None:
+    def __init__(self, config: pytest.Config, options: RunOptions) -> None:
         self.config = config
-        self.report_dir = Path(report_dir) if report_dir else None
+        self.options = options
+        self.report_dir = Path(options.report) if options.report else None
         self.results: dict[str, ScenarioResult] = {}
         self.adapter: Any = None
         self.milvus: dict[str, Any] | None = None
-        self.hypothesis_seed: int | None = None
         self.report: Report | None = None
         self.reason: str | None = None
         self.lost_engine: str | None = None
@@ -247,7 +247,8 @@ class OutcomeCollector:
             spec_sha256=spec_sha256(),
             adapter=adapter,
             milvus=self.milvus,
-            hypothesis_seed=self.hypothesis_seed,
+            hypothesis_seed=self.options.seed,
+            options=self.options.model_dump(mode="json", exclude_defaults=True),
             python=platform.python_version(),
             platform=f"{sys.platform}-{platform.machine()}",
         )
@@ -262,7 +263,7 @@ class OutcomeCollector:
         if self._finished:
             return
         self._finished = True
-        if self.interruption is not None and (self.results or self._judging()):
+        if self.interruption is not None and (self.results or self.options.judging):
             judged = self._judged_report() if self.results else None
             self.report = interrupted_report(judged, self.interruption, self.environment())
             self.report = self.report.model_copy(update={"warnings": tuple(self.warnings)})
@@ -311,11 +312,6 @@ class OutcomeCollector:
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
             write_junit(self.report, self.report_dir / "junit.xml")
 
-    def _judging(self) -> bool:
-        """Whether this session judges an implementation (not a test suite that merely loads the kit)."""
-        option = self.config.getoption
-        return bool(option("rqs_adapter", default=None) or option("rqs_adapter_cmd", default=None))
-
     def _judged_report(self) -> Report:
         return build_report(
             self.results.values(),
@@ -333,7 +329,7 @@ class OutcomeCollector:
                 terminalreporter.write_line(line)
             hint = self._replay_hint()
             if hint:
-                terminalreporter.write_line(redact(hint))
+                terminalreporter.write_line(hint)
             if (
                 self.config.get_verbosity() > -2 and self.interruption is None
             ):  # say what pytest's line counts
@@ -361,35 +357,37 @@ class OutcomeCollector:
         broken = [
             r for r in self.report.scenarios if r.id in self._properties and r.status in ("failed", "errored")
         ]
-        if not broken or self.hypothesis_seed is None:
+        if not broken:
             return None
-        option = self.config.getoption
-        profile = option("rqs_profile", default=None) or "ci"
         # Only options `rag-conformance run --help` lists: a stdio program is --adapter-cmd there, however
         # it reached pytest (--rqs-adapter-cmd, or the runner's --rqs-adapter cmd:...).
-        command = ["rag-conformance", "run"]
-        adapter_cmd, adapter = option("rqs_adapter_cmd", default=None), option("rqs_adapter", default=None)
-        if not adapter_cmd and adapter and adapter.startswith("cmd:"):
-            adapter_cmd = adapter.removeprefix("cmd:")
-        if adapter_cmd:
-            command += ["--adapter-cmd", adapter_cmd]
-            timeout = option("rqs_adapter_timeout", default=None)
-            if timeout is not None and float(timeout) != _DEFAULT_TIMEOUT:
-                command += ["--adapter-timeout", f"{float(timeout):g}"]
-            command += ["--strict-stdout"] * bool(option("rqs_strict_stdout", default=False))
-        elif adapter and adapter != "reference":
-            command += ["--adapter", adapter]
-        milvus = option("rqs_milvus", default=None)
-        if milvus and milvus != "lite":
-            command += ["--milvus", milvus]
-        keyword = option("keyword", default=None)
+        address = self.options.adapter_address
+        replay = self.options.model_copy(
+            update={
+                "adapter": None if address.startswith("cmd:") or address == "reference" else address,
+                "adapter_cmd": address.removeprefix("cmd:") if address.startswith("cmd:") else None,
+                "report": None,
+                "expectations": (),
+                "profile": self.options.profile or "ci",
+            }
+        )
+        command = ["rag-conformance", "run", *_cli_args(replay.pytest_args())]
+        keyword = self.config.getoption("keyword", default=None)
         if keyword:
             command += ["-k", keyword]
-        command += ["--seed", str(self.hypothesis_seed), "--profile", profile]
-        return (
+        if "--seed" not in command:
+            command += ["--seed", str(self.options.seed)]
+        if "--profile" not in command:
+            command += ["--profile", replay.profile or "ci"]
+        return redact(
             f"replay the property scenarios: {shlex.join(command)} "
-            f"(in pytest: --rqs-seed {self.hypothesis_seed} --rqs-profile {profile})"
+            f"(in pytest: --rqs-seed {self.options.seed} --rqs-profile {replay.profile})"
         )
+
+
+def _cli_args(pytest_args: list[str]) -> list[str]:
+    """``rag-conformance run``'s spelling of pytest's ``--rqs-*`` arguments."""
+    return [arg.replace("--rqs-", "--", 1) if arg.startswith("--rqs-") else arg for arg in pytest_args]
 
 
 def _requirement_order() -> list[str]:

@@ -144,7 +144,8 @@ class Environment(_Model):
     spec_sha256: str | None
     adapter: dict[str, object] | None = None
     milvus: dict[str, object] | None = None
-    hypothesis_seed: int | None = None
+    hypothesis_seed: int | None = None  # the run's seed (options.seed), kept under its first name
+    options: dict[str, object] | None = None  # the run's options that differ from their defaults
     python: str
     platform: str
 

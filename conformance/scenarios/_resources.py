@@ -13,7 +13,7 @@ is gone.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -22,6 +22,7 @@ from ..adapters._loading import CMD_PREFIX, load_adapter
 from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
 from ..boundary._protocol import ImplementationInfo
 from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 
 __all__ = ["MILVUS_CAPABILITIES", "RunResources", "one_line"]
@@ -36,19 +37,19 @@ class RunResources:
     key = pytest.StashKey["RunResources"]()
 
     def __init__(
-        self,
-        config: pytest.Config,
-        *,
-        adapter_address: str,
-        milvus: str,
-        stdio_options: Mapping[str, Any],
+        self, config: pytest.Config, options: RunOptions, *, on_warning: Callable[[str], None]
     ) -> None:
-        self.adapter_address = adapter_address
-        self.milvus = milvus
+        self.adapter_address = options.adapter_address
+        self.milvus = options.milvus
         # Whatever the run writes from now on hides these: the address's password, the token.
-        register_uri_secrets(milvus)
+        register_uri_secrets(options.milvus)
         register_secret(os.environ.get("MILVUS_TOKEN"))
-        self._stdio_options = dict(stdio_options)
+        self._stdio_options = {
+            "timeout": options.adapter_timeout,
+            "validate": options.validate_wire,
+            "strict_stdout": options.strict_stdout,
+            "on_warning": on_warning,
+        }
         self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
