@@ -397,7 +397,13 @@ def interrupted_report(report: Report | None, interruption: Interruption, enviro
         f"({interruption.at}){where}; the {judged} scenario{'s' * (judged != 1)} that finished before it "
         f"{'are' if judged != 1 else 'is'} kept, but the run as a whole judged nothing: run it again"
     )
-    update = {"verdict": "INTERRUPTED", "interruption": interruption, "reason": reason}
+    # A requirement cut off reads INTERRUPTED too: what passed before the signal does not show the rest
+    # would have. A failure judged before it stays one.
+    rows = tuple(
+        r if r.verdict == "DOES NOT CONFORM" else r.model_copy(update={"verdict": "INTERRUPTED"})
+        for r in base.requirements
+    )
+    update = {"verdict": "INTERRUPTED", "interruption": interruption, "reason": reason, "requirements": rows}
     report = base.model_copy(update=update)
     return report.model_copy(update={"verdict_text": verdict_text(report)})
 
@@ -456,7 +462,7 @@ def format_table(report: Report) -> str:
 
     lines = [line(header), rule, *map(line, rows), rule, line(total)]
     tally = report.judged_spec()
-    if tally.total:
+    if tally.total and report.interruption is None:  # an interrupted run's tally counts what finished only
         part = f" ({tally.partly_judged} more in part)" if tally.partly_judged else ""
         lines.append(
             f"spec scenarios: {tally.judged} of {tally.total} judged{part}, {tally.passed} passed"
