@@ -239,17 +239,26 @@ class _Forwarder:
 
 
 @functools.cache
-def _streaming_methods() -> dict[str, str]:
+def _methods() -> dict[str, Any]:
+    """Every method of Milvus's gRPC services, by full name (``/milvus.proto.milvus.MilvusService/...``)."""
     try:
         from pymilvus.grpc_gen import milvus_pb2
     except ImportError:  # pragma: no cover - pymilvus is a dependency of the kit
         return {}
-    found = {}
-    for service in milvus_pb2.DESCRIPTOR.services_by_name.values():
-        for m in service.methods:
-            if m.client_streaming or m.server_streaming:
-                found[f"/{service.full_name}/{m.name}"] = "bidi" if m.client_streaming else "server"
-    return found
+    return {
+        f"/{service.full_name}/{m.name}": m
+        for service in milvus_pb2.DESCRIPTOR.services_by_name.values()
+        for m in service.methods
+    }
+
+
+@functools.cache
+def _streaming_methods() -> dict[str, str]:
+    return {
+        name: "bidi" if m.client_streaming else "server"
+        for name, m in _methods().items()
+        if m.client_streaming or m.server_streaming
+    }
 
 
 def _decode(short: str, method: str, request: bytes) -> RecordedCall:
@@ -313,17 +322,13 @@ def _query(request: bytes) -> RecordedCall:
 @functools.cache
 def _reply_types() -> dict[str, Any]:
     """The reply message class of every unary Milvus method, by its full name."""
-    try:
-        from google.protobuf import message_factory
-        from pymilvus.grpc_gen import milvus_pb2
-    except ImportError:  # pragma: no cover - pymilvus is a dependency of the kit
-        return {}
-    found = {}
-    for service in milvus_pb2.DESCRIPTOR.services_by_name.values():
-        for m in service.methods:
-            if not (m.client_streaming or m.server_streaming):
-                found[f"/{service.full_name}/{m.name}"] = message_factory.GetMessageClass(m.output_type)
-    return found
+    from google.protobuf import message_factory
+
+    return {
+        name: message_factory.GetMessageClass(m.output_type)
+        for name, m in _methods().items()
+        if not (m.client_streaming or m.server_streaming)
+    }
 
 
 def _error_status(method: str, response: bytes) -> str | None:
