@@ -37,6 +37,7 @@ __all__ = [
     "capabilities_text",
     "derived_line",
     "missing_capabilities",
+    "property_lines",
     "requirement_label",
     "requirement_number",
     "requirement_verdict_text",
@@ -129,6 +130,27 @@ def derived_line(scenarios: Iterable[ScenarioResult]) -> str | None:
     return f"derived scenarios: {', '.join(counts)}"
 
 
+def property_lines(
+    scenarios: Iterable[ScenarioResult], properties: Iterable[str], *, statistics_asked: bool = False
+) -> list[str]:
+    """Per property scenario that ran, the examples it ran and its calls: the kit's own statistics
+    (pytest and ``--hypothesis-show-statistics`` see one test each, not the examples inside it)."""
+    ids = set(properties)
+    shown = [r for r in scenarios if r.id in ids and r.status not in ("not_applicable", "skipped")]
+    if not shown:
+        return []
+    lines = ["property scenarios (examples run; calls of the implementation by capability):"]
+    if statistics_asked:
+        lines[0] += (
+            " these replace --hypothesis-show-statistics, which sees one test per scenario and "
+            "not the Hypothesis run inside it"
+        )
+    for r in shown:
+        calls = ", ".join(f"{capability} {n}" for capability, n in r.calls.items()) or "none"
+        lines.append(f"  {r.id}: {r.examples} example{'s' * (r.examples != 1)}; {calls}")
+    return lines
+
+
 def _label_order(label: str) -> tuple[int, str]:
     return (0, f"{int(label[1:]):03d}") if label[:1] == "R" and label[1:].isdigit() else (1, label)
 
@@ -173,6 +195,12 @@ def verdict_text(report: Report) -> str:
     ``DOES NOT CONFORM (every capability: 12 of 12 spec scenarios judged, 12 passed; 4 derived
     scenarios of R5 failed)``, so a verdict never reads as contradicting its own counts.
     """
+    if report.interruption is not None:  # stopped from outside: what finished is no judgement
+        n = len(report.scenarios)
+        return (
+            f"{report.verdict} (not judged: stopped by {report.interruption.signal} after {n} "
+            f"scenario{'s' * (n != 1)})"
+        )
     if not report.scenarios:
         return report.verdict
     tally = report.judged_spec()
@@ -201,7 +229,10 @@ def verdict_text(report: Report) -> str:
         parts.append(f"{_join([n for n, _ in blocked])} blocked by {_join(by)} failures")
     lost = [n for n, r in rows if r.verdict == "NOT JUDGED"]
     if lost:
-        parts.append(f"{_join(lost)} not judged: the engine was lost")
+        cause = (
+            "answered errors" if (report.reason or "").startswith("Milvus answered errors") else "was lost"
+        )
+        parts.append(f"{_join(lost)} not judged: the engine {cause}")
     absent = [(n, r) for n, r in rows if r.verdict == "NOT APPLICABLE"]
     if absent:
         text = f"{_join([n for n, _ in absent])} not judged"

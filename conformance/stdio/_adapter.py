@@ -199,6 +199,14 @@ class StdioAdapter:
                 raise problem
             self._warn(f"the stop request was not answered as the protocol says: {problem}")
 
+    def abort(self) -> None:
+        """Kill the program and everything it started, now, without asking it to stop: what an
+        interrupted run does (a ``stop`` to a program stuck in a call would wait out the timeout)."""
+        self._closed = True
+        child, self._child = self._child, None
+        if child is not None:
+            child.kill()
+
     def seq_of(self, request: Any) -> int | None:
         """The ``seq`` this very request object (or label) was last sent with, among the last few: the
         judge names it in a FAILED message, so a team finds the line in its own trace."""
