@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from conformance.boundary._tally import CAPABILITY_OF
 from conformance.commands._runner import run_conformance
 
@@ -53,3 +55,18 @@ def test_a_default_run_reports_the_examples_and_calls_a_tracing_program_counts(t
     # An outline still counts its examples, one call or more each.
     outlines = [s for s in report["scenarios"] if not s["id"].startswith("prop-") and s["examples"] > 1]
     assert outlines
+
+
+def test_the_kits_counts_answer_hypothesis_show_statistics(capfd: pytest.CaptureFixture[str]) -> None:
+    outcome = run_conformance(
+        f"cmd:{sys.executable} {EXAMPLE}",
+        select="prop-quality-within-0-and-1-for-any-input",
+        pytest_args=["--hypothesis-show-statistics"],
+    )
+    assert outcome.report is not None
+    (scenario,) = outcome.report.scenarios
+    out = capfd.readouterr().out
+    assert "these replace --hypothesis-show-statistics" in out
+    line = f"  {scenario.id}: {scenario.examples} examples; quality {scenario.calls['quality']}"
+    assert line in out
+    assert scenario.examples > 1
