@@ -168,8 +168,13 @@ def store_edges(adapter: StdioAdapter, info: ImplementationInfo, query: tuple[fl
 
 
 def report_edges(edges: Iterator[Edge], say: Say) -> int:
-    """Send every edge; say each one rejected or declined, then one line of counts. Returns the rejections."""
-    sent = rejected = declined = 0
+    """Send every edge; say each one rejected or declined, then one line of counts. Returns the rejections.
+
+    Rejections of one capability with the same error (a program that refuses every blank query the same
+    way) are said in one line, naming the first request, and then which other inputs met that error.
+    """
+    sent = declined = 0
+    rejections: dict[tuple[str, str], list[tuple[Edge, ConformanceError]]] = {}
     for edge in edges:
         sent += 1
         try:
@@ -178,14 +183,26 @@ def report_edges(edges: Iterator[Edge], say: Say) -> int:
             declined += 1
             say(f"note {edge.where} declines {edge.what}: {_line(str(exc))}")
         except ConformanceError as exc:
-            rejected += 1
-            say(f"REJECTS {edge.where}, {edge.what}: {_line(str(exc))}")
+            rejections.setdefault((edge.where, _reason(exc)), []).append((edge, exc))
+    for group in rejections.values():
+        edge, exc = group[0]
+        say(f"REJECTS {edge.where}, {edge.what}: {_line(str(exc))}")
+        if len(group) > 1:
+            say(f"  the same for {'; '.join(other.what for other, _ in group[1:])}")
+    rejected = sum(len(group) for group in rejections.values())
     if sent:
         counts = f"{sent - rejected - declined} answered" + (f", {rejected} rejected" if rejected else "")
         counts += f", {declined} declined" if declined else ""
         advice = "; a real run sends these: fix each rejection before the first run" if rejected else ""
         say(f"{'FAIL' if rejected else 'ok  '} hard inputs: {sent} sent, {counts} (no answer judged){advice}")
     return rejected
+
+
+def _reason(error: ConformanceError) -> str:
+    """What a rejection said, without the request: the program's own message, or the kit's detail."""
+    cause = getattr(error, "cause", None)
+    detail = str(cause) if cause is not None else getattr(error, "detail", None)
+    return f"{type(error).__name__}: {detail if detail is not None else error}"
 
 
 def _line(text: str) -> str:

@@ -59,12 +59,12 @@ def test_smoke_names_the_blank_query_a_program_rejects_within_ten_seconds(tmp_pa
     took = time.monotonic() - started
     assert code == 1, said
     rejected = [line for line in said if line.startswith("REJECTS")]
-    assert len(rejected) == 2, said  # the blank and the whitespace query; every other hard input is answered
+    assert len(rejected) == 1, said  # the blank query; the whitespace one met the same error
     assert rejected[0].startswith("REJECTS search (dense), a blank query: ")
     assert "answered an error to search seq" in rejected[0]
     assert "query ''" in rejected[0]
     assert "Search data is required" in rejected[0]
-    assert "query ' \\t\\n'" in rejected[1]
+    assert said[said.index(rejected[0]) + 1] == "  the same for a whitespace query"
     assert not any("crash" in line for line in rejected)
     assert any(line.startswith("FAIL hard inputs: ") and "2 rejected" in line for line in said), said
     assert took < 10, f"smoke took {took:.1f} s"  # the done-when of issue 35; mostly the engine's start
@@ -173,3 +173,14 @@ def test_an_in_process_adapter_that_raises_names_the_request() -> None:
     text = str(caught.value)
     assert "raised ValueError in search (mode hybrid, query 'q', category 'a\\\\b', k 4, rrfK 60)" in text
     assert "answered" not in text
+
+
+def test_smoke_says_a_program_that_dies_on_a_blank_query_crashed_and_goes_on(tmp_path: Path) -> None:
+    said: list[str] = []
+    assert smoke(_blank(tmp_path, exit=True), timeout=5, say=said.append) == 1
+    (rejected,) = [line for line in said if line.startswith("REJECTS")]
+    assert "failed during search seq" in rejected
+    assert "query ''" in rejected
+    assert "exited (code 4) before replying: it crashed" in rejected
+    # Restarted after each crash, the program answers every other hard input.
+    assert any(line.startswith("FAIL hard inputs: 12 sent, 10 answered, 2 rejected") for line in said), said
