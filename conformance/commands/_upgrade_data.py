@@ -106,7 +106,7 @@ def _chunk(row: dict[str, object]) -> Chunk:
     metadata = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
     assert isinstance(metadata, dict)
     title, text = str(row.get("title") or ""), str(row.get("text") or "")
-    body = f"{title}\n{text}" if title else text
+    body = f"{title} {text}" if title.strip() else text
     category = metadata.get("category")
     source = metadata.get("sourceType")
     if sep and doc and index.isdigit():
@@ -115,7 +115,8 @@ def _chunk(row: dict[str, object]) -> Chunk:
 
 
 def load_beir(directory: str | Path, *, split: str = "test", name: str | None = None) -> LabelledSet:
-    """Read a BEIR-layout dataset; every query judged in ``qrels/<split>.tsv`` (grade 0: not relevant)."""
+    """Read a BEIR-layout dataset: the queries judged in ``qrels/<split>.tsv`` (grade 0: not relevant),
+    and those with no qrels line whose metadata says ``"kind": "unanswerable"`` (nothing answers them)."""
     root = Path(directory)
     rows = _jsonl(root / "corpus.jsonl")
     chunks = tuple(_chunk(row) for row in rows)
@@ -143,10 +144,11 @@ def load_beir(directory: str | Path, *, split: str = "test", name: str | None = 
     queries = []
     for row in _jsonl(root / "queries.jsonl"):
         qid = str(row["_id"])
-        if qid not in judged:
-            continue
         metadata = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
         assert isinstance(metadata, dict)
+        # BEIR's qrels list what answers a query; only the metadata can say that nothing does.
+        if qid not in judged and metadata.get("kind") != "unanswerable":
+            continue
         category = metadata.get("category")
         queries.append(
             LabelledQuery(
@@ -154,7 +156,7 @@ def load_beir(directory: str | Path, *, split: str = "test", name: str | None = 
                 str(row.get("text") or ""),
                 str(metadata.get("kind") or "query"),
                 str(category) if category else None,
-                judged[qid],
+                judged.get(qid, {}),
             )
         )
     if not queries:

@@ -1,0 +1,100 @@
+"""``rag-conformance upgrade`` end to end, kept small: a few queries of the bundled set, few scenarios.
+
+- the same engine twice: no significant difference anywhere, exit 0 (no false alarm);
+- a deliberately degraded engine (a proxy scrambling dense query vectors): a significant drop, exit 1;
+- Lite 2.5.1 (the C++ core) to Lite 3.x: every part runs and the report says what differs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.commands._cli import main
+from conformance.engines import start_engine
+from conformance.engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
+from tests.conformance.commands.perturbing_proxy import PerturbingProxy
+
+LIMIT = ["--limit", "16"]  # in turn from each kind: standard, paraphrase, exact-token, cross-category, none
+
+
+def _report(out: Path) -> dict:
+    return json.loads((out / "upgrade.json").read_text())
+
+
+def test_the_same_engine_twice_shows_no_significant_difference_and_exits_0(tmp_path: Path) -> None:
+    out = tmp_path / "same"
+    code = main(["upgrade", "--from", "lite", "--to", "lite", "--no-suite", *LIMIT, "--out", str(out), "--no-plots"])
+    report = _report(out)
+    assert code == 0, report["regressions"]
+    assert report["verdict"] == "SAFE"
+    assert report["regressions"] == []
+    tests = [row["test"] for row in report["metrics"] + report["gates"]]
+    assert len(report["metrics"]) == 10  # 5 metrics x 2 modes: both modes were compared
+    assert all(t["q_value"] >= 0.05 for t in tests)
+    # The labelled set ran whole on both sides, and the TREC runs are kept for anyone's tools.
+    for name in ("old-dense.run", "new-dense.run", "old-hybrid.run", "new-hybrid.run", "qrels.txt"):
+        assert (out / "runs" / name).stat().st_size > 0
+    assert "skipped (--no-suite)" in " ".join(report["not_compared"])
+
+
+def test_a_degraded_engine_is_caught_with_a_significant_drop_and_exits_1(tmp_path: Path) -> None:
+    out = tmp_path / "degraded"
+    with start_engine("lite") as engine, PerturbingProxy(engine.endpoint.uri) as broken:
+        code = main(
+            ["upgrade", "--from", "lite", "--to", f"uri:{broken}", "--no-suite", *LIMIT, "--out", str(out)]
+        )
+    report = _report(out)
+    assert code == 1
+    assert report["verdict"] == "REGRESSES"
+    dense = {row["metric"]: row for row in report["metrics"] if row["mode"] == "dense"}
+    assert dense["nDCG@10"]["regressed"]
+    assert dense["nDCG@10"]["test"]["q_value"] < 0.05
+    assert dense["nDCG@10"]["test"]["ci_high"] < 0  # the whole interval is a drop
+    assert any("nDCG@10 (dense) drops" in line for line in report["regressions"])
+    # The report a person reads says the same, and shows it.
+    page = (out / "upgrade.md").read_text()
+    assert "**REGRESSES** (exit code 1)" in page
+    assert "nDCG@10 (dense) drops" in page
+    assert (out / "upgrade-deltas.png").is_file() and (out / "upgrade.html").is_file()
+
+
+def _lite_2_5_1_available() -> None:
+    spec = LOCAL_ENGINES["lite-2.5.1"]
+    try:
+        LocalServer(spec, ensure_venv(spec)).stop()
+    except Exception as exc:  # noqa: BLE001 - any reason it cannot be installed or started here
+        pytest.skip(f"Milvus Lite 2.5.1 is not available here: {exc}")
+
+
+def test_lite_2_5_1_to_lite_3_runs_every_part_and_reports_what_differs(tmp_path: Path) -> None:
+    _lite_2_5_1_available()
+    out = tmp_path / "lite"
+    code = main(
+        [
+            "upgrade",
+            "--from",
+            "lite-2.5.1",
+            "--to",
+            "lite",
+            "-k",
+            "engine-bm25-scores-non-negative or dense-quality-from-l2",
+            "--limit",
+            "10",
+            "--out",
+            str(out),
+        ]
+    )
+    report = _report(out)
+    assert code == report["exit_code"] in (0, 1)
+    assert report["old_version"] != report["new_version"]
+    assert report["suite"]["compared"], report["suite"]
+    assert {row["mode"] for row in report["metrics"]} == {"dense", "hybrid"}
+    assert all(row["interleaved"] for row in report["latency"])
+    # What the verdict rests on is written out, whatever it is.
+    page = (out / "upgrade.md").read_text()
+    assert report["verdict"] in page and "Lookup latency" in page
+    for line in report["regressions"]:
+        assert line in page
