@@ -48,8 +48,10 @@ def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stre
             problems.append(f"{label(column.engine)}: the kit could not judge the run ({column.report_path})")
     if problems:
         return SuiteChanges(compared=False, why_not="NOT JUDGED: " + "; ".join(problems))
-    assert columns[0].report_path is not None and columns[1].report_path is not None
-    diff = diff_reports(load_report_data(columns[0].report_path), load_report_data(columns[1].report_path))
+    before, after = (c.report_path for c in columns)
+    assert before is not None
+    assert after is not None
+    diff = diff_reports(load_report_data(before), load_report_data(after))
     return SuiteChanges.from_diff(diff)
 
 
@@ -197,7 +199,8 @@ def upgrade_main(args: Any) -> int:
             )
     for lat in result.latency:
         print(
-            f"{lat.mode:>6} latency p50 {lat.old_p50 * 1000:.1f} -> {lat.new_p50 * 1000:.1f} ms ({lat.ratio_p50:.2f}x)"
+            f"{lat.mode:>6} latency p50 {lat.old_p50 * 1000:.1f} -> {lat.new_p50 * 1000:.1f} ms "
+            f"({lat.ratio_p50:.2f}x{'' if lat.interleaved else ', not interleaved'})"
         )
     print(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
     print(f"verdict: {result.verdict} ({result.old} -> {result.new}); exit code {result.exit_code}")

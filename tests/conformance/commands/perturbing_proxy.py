@@ -64,7 +64,11 @@ class _Handler(grpc.GenericRpcHandler):
         def unary(request: bytes, context: Any) -> bytes:
             if short in ("Search", "HybridSearch"):
                 request = _scramble(short, request)
-            metadata = [(k, v) for k, v in context.invocation_metadata() if not k.startswith((":", "grpc-", "user-agent"))]
+            metadata = [
+                (k, v)
+                for k, v in context.invocation_metadata()
+                if not k.startswith((":", "grpc-", "user-agent"))
+            ]
             try:
                 response: bytes = forward(request, metadata=metadata, timeout=60)
             except grpc.RpcError as exc:
