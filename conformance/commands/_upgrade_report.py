@@ -195,7 +195,7 @@ def _markdown(r: UpgradeResult, sections: Sequence[_Section]) -> str:
 
 def _html(r: UpgradeResult, sections: Sequence[_Section]) -> str:
     parts = [f"<h1>Upgrade check: {esc(r.old)} to {esc(r.new)}</h1>"]
-    css = {"SAFE": "s-passed", "REGRESSES": "s-failed", "NOT JUDGED": "s-not-run"}[r.verdict]
+    css = {"SAFE": "s-conforms", "REGRESSES": "s-does-not-conform", "NOT JUDGED": "s-not-judged"}[r.verdict]
     parts.append(f'<p class="lead"><span class="status {css}">{esc(r.verdict)}</span></p>')
     for s in sections:
         parts.append(f"<h2>{esc(s.title)}</h2>")
