@@ -172,7 +172,10 @@ def compare(
     deltas: dict[str, list[float]] = {}
     texts = {q.id: q.text for q in labelled.queries}
     compared_modes = []
-    for mode in MODES:
+    failed = old.failed or new.failed
+    if failed:
+        not_compared.append(f"retrieval quality, gates and latency: the evaluation could not run: {failed}")
+    for mode in () if failed else MODES:
         if mode in old.not_run and mode in new.not_run:
             not_compared.append(
                 f"{mode} mode: neither engine ran it ({old_label}: {old.not_run[mode]}; "
@@ -246,7 +249,7 @@ def compare(
                 f"{new_label} (the engine lacks what they need): {ids}"
             )
     judged_something = bool(compared_modes) or suite.compared
-    cannot_judge = old.failed or new.failed or (suite.why_not or "").startswith("NOT JUDGED")
+    cannot_judge = failed or (suite.why_not or "").startswith("NOT JUDGED")
     verdict: Verdict = (
         "NOT JUDGED" if cannot_judge or not judged_something else ("REGRESSES" if regressions else "SAFE")
     )

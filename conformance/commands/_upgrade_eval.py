@@ -27,6 +27,7 @@ from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
 from ..engines import Engine, start_engine
 from ..engines._local import LOCAL_ENGINES, start_local_engine
+from ._engines import label as redacted
 from ._upgrade_data import LabelledSet, embed
 from ._upgrade_settings import Lookup
 
@@ -64,7 +65,9 @@ def open_engine(address: str) -> Engine:
     """Start or reach an engine by the address ``rag-conformance engines`` takes (``lite-2.5.1`` too)."""
     if address in LOCAL_ENGINES:
         return start_local_engine(address)
-    return start_engine(address, startup_timeout=60.0)
+    # A server that does not answer in 10 s is down (as `engines` reads it); a container needs to boot.
+    timeout = 120.0 if address.startswith("container") else 10.0
+    return start_engine(address, startup_timeout=timeout)
 
 
 def _can_overlap(old: str, new: str) -> bool:
@@ -172,7 +175,7 @@ def evaluate_engines(
 
 
 def _start(stack: ExitStack, address: str, adapter_spec: str, corpus: Corpus, out: Any) -> _Side:
-    label = address.split("@")[-1] if address.startswith("uri:") else address
+    label = redacted(address)
     print(f"upgrade: starting {label} and preparing the corpus", file=out, flush=True)
     try:
         return stack.enter_context(_side(address, adapter_spec, corpus, stack))

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,56 @@ def test_a_degraded_engine_is_caught_with_a_significant_drop_and_exits_1(tmp_pat
     assert "nDCG@10 (dense) drops" in page
     assert (out / "upgrade-deltas.png").is_file()
     assert "REGRESSES" in (out / "upgrade.html").read_text()
+
+
+def test_an_engine_that_cannot_be_reached_is_not_judged_and_exits_2(tmp_path: Path) -> None:
+    out = tmp_path / "down"
+    with socket.socket() as holder:  # a port nothing answers on: bound, never listening
+        holder.bind(("127.0.0.1", 0))
+        port = holder.getsockname()[1]
+        code = main(
+            [
+                "upgrade",
+                "--from",
+                "lite",
+                "--to",
+                f"uri:http://alice:Pl4nted-s3cret@127.0.0.1:{port}",
+                "--no-suite",
+                *LIMIT,
+                "--out",
+                str(out),
+                "--no-plots",
+            ]
+        )
+    report = _report(out)
+    assert code == 2
+    assert report["verdict"] == "NOT JUDGED"
+    assert report["metrics"] == []
+    [line] = [n for n in report["not_compared"] if n.startswith("retrieval")]
+    assert f"127.0.0.1:{port}" in line
+    # The URI's password appears nowhere: not in the reports, not in the runs.
+    assert not [p for p in out.rglob("*") if p.is_file() and b"Pl4nted-s3cret" in p.read_bytes()]
+
+
+def test_bad_input_is_refused_before_any_engine_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "upgrade",
+            "--from",
+            "lite",
+            "--to",
+            "lite",
+            "--beir",
+            str(tmp_path / "nowhere"),
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    assert "corpus.jsonl is missing" in capsys.readouterr().err
+    assert not (tmp_path / "upgrade.json").exists()
 
 
 def _lite_2_5_1_available() -> None:
