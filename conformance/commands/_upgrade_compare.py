@@ -186,7 +186,7 @@ def compare(
         elif mode in old.not_run:
             not_compared.append(
                 f"{mode} mode: not compared, {old_label} could not run it ({old.not_run[mode]}); "
-                f"{new_label} ran it, so its numbers are reported alone"
+                f"{new_label} can, so there is nothing to compare it with"
             )
         else:
             compared_modes.append(mode)
@@ -227,10 +227,9 @@ def compare(
         }
         latency.append(_latency(mode, oa, ob, interleaved, seed))
     adjusted = adjust([r.test for r in metric_rows] + [r.test for r in gate_rows])
-    metric_rows = [r.model_copy(update={"test": t}) for r, t in zip(metric_rows, adjusted, strict=False)]
-    gate_rows = [
-        r.model_copy(update={"test": t}) for r, t in zip(gate_rows, adjusted[len(metric_rows) :], strict=True)
-    ]
+    n = len(metric_rows)
+    metric_rows = [r.model_copy(update={"test": t}) for r, t in zip(metric_rows, adjusted[:n], strict=True)]
+    gate_rows = [r.model_copy(update={"test": t}) for r, t in zip(gate_rows, adjusted[n:], strict=True)]
     metric_rows = [_judge_metric(r, tol.alpha, tol.max_metric_drop, regressions) for r in metric_rows]
     gate_rows = [_judge_gate(r, tol, regressions) for r in gate_rows]
     latency = [

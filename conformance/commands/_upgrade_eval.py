@@ -25,7 +25,7 @@ from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
-from ..engines import Engine, start_engine
+from ..engines import Engine, EngineUnavailableError, start_engine
 from ..engines._local import LOCAL_ENGINES, start_local_engine
 from ._engines import label as redacted
 from ._upgrade_data import LabelledSet, embed
@@ -78,15 +78,18 @@ def _can_overlap(old: str, new: str) -> bool:
 class _Side:
     """One engine with its own adapter instance, prepared with the corpus."""
 
-    def __init__(self, address: str, evaluation: EngineEvaluation, adapter: Any, info: Any) -> None:
+    def __init__(
+        self, address: str, evaluation: EngineEvaluation, adapter: Any, info: Any, engine: Engine
+    ) -> None:
         self.address = address
+        self.engine = engine
         self.evaluation = evaluation
         self.adapter = adapter
         self.info = info
 
     def ask(self, request: LookupRequest, query_id: str) -> Outcome | None:
         mode = request.mode
-        if mode in self.evaluation.not_run:
+        if mode in self.evaluation.not_run or self.evaluation.failed:
             return None
         started = time.perf_counter()
         try:
@@ -94,6 +97,12 @@ class _Side:
         except (Exception, NotApplicable) as exc:
             why = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
             first = str(why).strip().splitlines()[0] if str(why).strip() else type(exc).__name__
+            try:
+                self.engine.check_reachable()
+            except EngineUnavailableError as lost:
+                # The engine is gone: an infrastructure problem, never the engine's or the adapter's answer.
+                self.evaluation.failed = f"{redacted(self.address)} was lost at query {query_id}: {lost}"
+                return None
             self.evaluation.not_run[mode] = f"lookup failed at query {query_id}: {first}"
             self.evaluation.outcomes.pop(mode, None)
             return None
@@ -138,7 +147,7 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
         if not info.supports("lookup", mode):
             evaluation.not_run[mode] = f"the adapter {info.name} does not declare lookup for mode {mode}"
     adapter.prepare(engine.endpoint, corpus)
-    yield _Side(address, evaluation, adapter, info)
+    yield _Side(address, evaluation, adapter, info, engine)
 
 
 def evaluate_engines(

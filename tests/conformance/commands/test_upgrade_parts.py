@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance.boundary._protocol import LookupRequest
 from conformance.commands._upgrade_compare import SuiteChanges, UpgradeResult, compare
 from conformance.commands._upgrade_data import UpgradeInputError, bundled_set_dir, load_beir
-from conformance.commands._upgrade_eval import EngineEvaluation, Outcome
+from conformance.commands._upgrade_eval import EngineEvaluation, Outcome, _Side
 from conformance.commands._upgrade_settings import load_upgrade_settings
 from conformance.commands._upgrade_stats import adjust, paired_test
+from conformance.engines import EngineUnavailableError
 
 # -- the paired tests -----------------------------------------------------------------------------------
 
@@ -141,3 +143,43 @@ def test_to_an_engine_without_bm25_the_lost_mode_is_a_regression() -> None:
     assert any(
         "hybrid mode ran on lite but not on milvus-2.3.5" in r and "no BM25" in r for r in result.regressions
     )
+
+
+# -- a failing lookup: the adapter's answer, or the engine gone -----------------------------------------
+
+
+class _Failing:
+    def lookup(self, request: object) -> object:
+        raise RuntimeError("this engine cannot do that")
+
+
+class _Engine:
+    def __init__(self, reachable: bool) -> None:
+        self.reachable = reachable
+
+    def check_reachable(self) -> None:
+        if not self.reachable:
+            raise EngineUnavailableError("Milvus at http://127.0.0.1:1 did not answer the kit's own client")
+
+
+def _ask(reachable: bool) -> EngineEvaluation:
+    evaluation = EngineEvaluation("uri:http://127.0.0.1:1")
+    side = _Side("uri:http://127.0.0.1:1", evaluation, _Failing(), None, _Engine(reachable))  # type: ignore[arg-type]
+    request = LookupRequest(query_text="q", query_vector=(1.0, 0.0), mode="dense")
+    assert side.ask(request, "q001") is None
+    return evaluation
+
+
+def test_a_lookup_that_fails_on_a_live_engine_means_the_mode_does_not_run_there() -> None:
+    evaluation = _ask(reachable=True)
+    assert evaluation.failed is None
+    assert evaluation.not_run == {
+        "dense": "lookup failed at query q001: RuntimeError: this engine cannot do that"
+    }
+
+
+def test_a_lookup_that_fails_because_the_engine_is_gone_is_an_infrastructure_failure() -> None:
+    evaluation = _ask(reachable=False)
+    assert evaluation.not_run == {}
+    assert evaluation.failed is not None
+    assert "was lost at query q001" in evaluation.failed
