@@ -51,8 +51,9 @@ def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stre
     before, after = (c.report_path for c in columns)
     assert before is not None
     assert after is not None
-    diff = diff_reports(load_report_data(before), load_report_data(after))
-    return SuiteChanges.from_diff(diff)
+    old_data = load_report_data(before)
+    diff = diff_reports(old_data, load_report_data(after))
+    return SuiteChanges.from_diff(diff, {s["id"]: s.get("message") for s in old_data["scenarios"]})
 
 
 def _write_runs(labelled: LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path) -> list[Path]:

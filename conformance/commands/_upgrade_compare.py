@@ -82,9 +82,20 @@ class SuiteChanges(_Value):
     other: list[dict[str, Any]] = []
 
     @classmethod
-    def from_diff(cls, diff: ReportDiff) -> SuiteChanges:
+    def from_diff(cls, diff: ReportDiff, old_messages: dict[str, str | None]) -> SuiteChanges:
+        """The diff's groups; each row with both engines' messages (why it failed, or was not applicable)."""
+
         def rows(changes: Sequence[Any]) -> list[dict[str, Any]]:
-            return [{"id": c.id, "old": c.old, "new": c.new, "message": c.message} for c in changes]
+            return [
+                {
+                    "id": c.id,
+                    "old": c.old,
+                    "new": c.new,
+                    "message": c.message,
+                    "old_message": old_messages.get(c.id),
+                }
+                for c in changes
+            ]
 
         return cls(
             compared=True,

@@ -61,7 +61,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         suite.lines.append(f"Not compared: {r.suite.why_not}")
     else:
         suite.lines.append(f"Verdicts: {old} {r.suite.old_verdict}, {new} {r.suite.new_verdict}.")
-        suite.header = ("change", "scenario", old, new, f"message on {new}")
+        suite.header = ("change", "scenario", old, new, "the engine's message")
         groups = (
             ("newly failing", r.suite.newly_failing),
             ("newly passing", r.suite.newly_passing),
@@ -70,7 +70,9 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         )
         for name, rows in groups:
             for s in rows:
-                message = (s.get("message") or "").strip().splitlines()
+                # The new engine's word when it has one (why it fails), else the old one's (why it did).
+                text = s.get("message") or (f"on {old}: {s['old_message']}" if s.get("old_message") else "")
+                message = text.strip().splitlines()
                 # An expected failure is a divergence the kit knows for this engine (expectations/*.toml).
                 kind = "known divergence" if s["new"] == "xfailed" else name
                 suite.rows.append(

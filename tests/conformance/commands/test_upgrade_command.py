@@ -145,11 +145,16 @@ def test_lite_2_5_1_to_lite_3_runs_every_part_and_reports_what_differs(tmp_path:
     assert code == report["exit_code"] in (0, 1)
     assert report["old_version"] != report["new_version"]
     assert report["suite"]["compared"], report["suite"]
+    # Lite 3.x negates BM25 scores, a divergence the kit declares: the diff shows it with its reason.
+    [bm25] = [s for s in report["suite"]["other"] if s["id"] == "engine-bm25-scores-non-negative"]
+    assert (bm25["old"], bm25["new"]) == ("passed", "xfailed")
+    assert bm25["message"]
     assert {row["mode"] for row in report["metrics"]} == {"dense", "hybrid"}
     assert all(row["interleaved"] for row in report["latency"])
     # What the verdict rests on is written out, whatever it is.
     page = (out / "upgrade.md").read_text()
     assert report["verdict"] in page
     assert "Lookup latency" in page
+    assert "| known divergence | engine-bm25-scores-non-negative | passed | xfailed |" in page
     for line in report["regressions"]:
         assert line in page
