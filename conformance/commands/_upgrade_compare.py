@@ -260,9 +260,14 @@ def compare(
             )
     judged_something = bool(compared_modes) or suite.compared
     cannot_judge = failed or (suite.why_not or "").startswith("NOT JUDGED")
-    verdict: Verdict = (
-        "NOT JUDGED" if cannot_judge or not judged_something else ("REGRESSES" if regressions else "SAFE")
-    )
+    # An engine lost or a suite not judged says nothing either way; a mode lost is a finding by itself.
+    verdict: Verdict = "SAFE"
+    if cannot_judge:
+        verdict = "NOT JUDGED"
+    elif regressions:
+        verdict = "REGRESSES"
+    elif not judged_something:
+        verdict = "NOT JUDGED"
     return UpgradeResult(
         old=old_label,
         new=new_label,

@@ -95,8 +95,7 @@ class _Side:
         try:
             reply = self.adapter.lookup(request)
         except (Exception, NotApplicable) as exc:
-            why = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
-            first = str(why).strip().splitlines()[0] if str(why).strip() else type(exc).__name__
+            first = _first_line(exc)
             try:
                 self.engine.check_reachable()
             except EngineUnavailableError as lost:
@@ -116,6 +115,12 @@ class _Side:
             str(reply.path),
             seconds,
         )
+
+
+def _first_line(exc: BaseException) -> str:
+    """A failure in one line: a decline's reason, or the exception's type and message."""
+    why = str(getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}").strip()
+    return why.splitlines()[0] if why else type(exc).__name__
 
 
 def _corpus(labelled: LabelledSet, vectors: Sequence[tuple[float, ...]]) -> Corpus:
@@ -146,7 +151,14 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
     for mode in MODES:
         if not info.supports("lookup", mode):
             evaluation.not_run[mode] = f"the adapter {info.name} does not declare lookup for mode {mode}"
-    adapter.prepare(engine.endpoint, corpus)
+    try:
+        adapter.prepare(engine.endpoint, corpus)
+    except (Exception, NotApplicable) as exc:
+        engine.check_reachable()  # an engine that is gone: NOT JUDGED, not the implementation's fault
+        # The engine answers but the implementation cannot hold its corpus there: no mode can run.
+        why = _first_line(exc)
+        for mode in MODES:
+            evaluation.not_run.setdefault(mode, f"prepare failed: {why}")
     yield _Side(address, evaluation, adapter, info, engine)
 
 
