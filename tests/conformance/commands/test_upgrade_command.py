@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.reference import ReferenceAdapter
+from conformance.boundary._protocol import Corpus, MilvusEndpoint
 from conformance.commands._cli import main
 from conformance.engines import start_engine
 from conformance.engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
@@ -63,6 +65,48 @@ def test_a_degraded_engine_is_caught_with_a_significant_drop_and_exits_1(tmp_pat
     assert "nDCG@10 (dense) drops" in page
     assert (out / "upgrade-deltas.png").is_file()
     assert "REGRESSES" in (out / "upgrade.html").read_text()
+
+
+class FailsOnTheSecondEngine(ReferenceAdapter):
+    """The reference, except that it cannot hold its corpus on the second engine it is handed."""
+
+    prepared = 0
+
+    def prepare(self, endpoint: MilvusEndpoint, corpus: Corpus) -> None:
+        type(self).prepared += 1
+        if type(self).prepared == 2:
+            raise RuntimeError("collection schema refused")
+        super().prepare(endpoint, corpus)
+
+
+def test_an_implementation_that_cannot_prepare_on_the_new_engine_regresses_every_mode(tmp_path: Path) -> None:
+    out = tmp_path / "unprepared"
+    FailsOnTheSecondEngine.prepared = 0
+    adapter = f"{__name__}:FailsOnTheSecondEngine"
+    code = main(
+        [
+            "upgrade",
+            "--from",
+            "lite",
+            "--to",
+            "lite",
+            "--adapter",
+            adapter,
+            "--no-suite",
+            "--limit",
+            "4",
+            "--out",
+            str(out),
+            "--no-plots",
+        ]
+    )
+    report = _report(out)
+    assert code == 1
+    assert report["verdict"] == "REGRESSES"
+    assert [line.split(" mode ")[0] for line in report["regressions"]] == ["dense", "hybrid"]
+    assert all(
+        "prepare failed: RuntimeError: collection schema refused" in line for line in report["regressions"]
+    )
 
 
 def test_an_engine_that_cannot_be_reached_is_not_judged_and_exits_2(tmp_path: Path) -> None:
