@@ -25,7 +25,7 @@ from ..boundary._errors import ConformanceError
 from ._diff import diff_reports, load_report_data
 from ._engines import label, run_matrix
 from ._upgrade_compare import SuiteChanges, UpgradeResult, compare
-from ._upgrade_data import LabelledSet, bundled_set_dir, load_beir
+from ._upgrade_data import LabelledSet, UpgradeInputError, bundled_set_dir, load_beir
 from ._upgrade_eval import MODES, EngineEvaluation, evaluate_engines
 from ._upgrade_report import write_reports
 from ._upgrade_settings import load_upgrade_settings
@@ -123,6 +123,8 @@ def run_upgrade(
     """Run the whole check; return the result and the files written. Bad input raises before any engine."""
     stream = output or sys.stderr
     root = Path(out)
+    if limit is not None and limit < 1:
+        raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
     config = load_upgrade_settings(settings)
     directory = Path(beir) if beir else bundled_set_dir()
     labelled = load_beir(directory, split=split, name=beir or "bundled set").limited(limit)
