@@ -11,34 +11,21 @@ from __future__ import annotations
 
 import importlib
 import os
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .reporting._outcomes import OutcomeCollector
+from .reporting._options import RunOptions, add_pytest_options
+from .reporting._outcomes import OutcomeCollector, output_dir_problem
 from .scenarios import PLUGIN_MODULES
 from .scenarios._engine_watch import EngineWatch
-from .scenarios._profiles import PROFILE_ENV, PROPERTY_PROFILES
+from .scenarios._interrupts import InterruptGuard
 from .scenarios._resources import RunResources
 from .scenarios._step_lookup import install as install_step_lookup_cache
 from .scenarios._suite import SUITE_DIR
 
 GROUP = "rag-conformance"
-OPT_ADAPTER = "--rqs-adapter"
-OPT_MILVUS = "--rqs-milvus"
-OPT_REPORT = "--rqs-report"
-OPT_SEED = "--rqs-seed"
-OPT_PROFILE = "--rqs-profile"
-OPT_ADAPTER_CMD = "--rqs-adapter-cmd"
-OPT_ADAPTER_TIMEOUT = "--rqs-adapter-timeout"
-OPT_VALIDATE = "--rqs-validate"
-OPT_STRICT_STDOUT = "--rqs-strict-stdout"
-OPT_CHECKS = "--rqs-checks"
-OPT_EXPECTATIONS = "--rqs-expectations"
-
-CHECKS = ("implementation", "engine", "all")
 
 # Gherkin tag prefix -> marker. "@id:x" becomes @pytest.mark.rqs_id("x"), and so on.
 TAG_MARKERS = {
@@ -55,74 +42,8 @@ FLAG_MARKERS = {
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup(GROUP, "rag-retrieval-quality-score conformance kit")
-    group.addoption(
-        OPT_ADAPTER,
-        default=None,
-        help="implementation to judge: 'reference' (default), an entry-point name, or 'module:attr'; "
-        "giving it also selects the kit's scenarios",
-    )
-    group.addoption(
-        OPT_MILVUS,
-        default="lite",
-        help="Milvus backend: lite | uri:<uri> | container[:image] (default: lite)",
-    )
-    group.addoption(OPT_REPORT, default=None, help="write report.json and junit.xml into this directory")
-    group.addoption(
-        OPT_EXPECTATIONS,
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="TOML file of known divergences ([[expected_failure]] scenario, reason, adapter and/or "
-        "engine): each runs as a strict expected failure; repeatable. The kit's engine ones always apply",
-    )
-    group.addoption(
-        OPT_CHECKS,
-        choices=CHECKS,
-        default="implementation",
-        help="which scenarios run: 'implementation' (default: the spec's, judging the adapter), "
-        "'engine' (Milvus behaviour checks, @engine), or 'all'",
-    )
-    group.addoption(
-        OPT_SEED,
-        type=int,
-        default=None,
-        help="Hypothesis seed of the property scenarios; pass the one a report shows to replay that run "
-        "(default: a random seed, chosen once per run and recorded in the report)",
-    )
-    group.addoption(
-        OPT_PROFILE,
-        choices=sorted(PROPERTY_PROFILES),
-        default=os.environ.get(PROFILE_ENV) or "ci",
-        help="examples per property scenario: "
-        + ", ".join(f"{name} {count}" for name, count in PROPERTY_PROFILES.items())
-        + f" (default: ${PROFILE_ENV} if set, else ci)",
-    )
-    group.addoption(
-        OPT_ADAPTER_CMD,
-        default=None,
-        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js' "
-        "(the same as --rqs-adapter 'cmd:<command>')",
-    )
-    group.addoption(
-        OPT_ADAPTER_TIMEOUT,
-        type=float,
-        default=30.0,
-        help="seconds each call to a stdio implementation may take before it is killed (default: 30)",
-    )
-    group.addoption(
-        OPT_VALIDATE,
-        action="store_true",
-        default=False,
-        help="also check every line the kit writes to a stdio implementation against the protocol models",
-    )
-    group.addoption(
-        OPT_STRICT_STDOUT,
-        action="store_true",
-        default=False,
-        help="a stdio implementation's stdout line that is not a reply errors the call that waited for "
-        "it (default: skipped, and listed once as a warning in the report)",
-    )
+    # Every option is a field of RunOptions: its help, flag and type are written there, once.
+    add_pytest_options(parser.getgroup(GROUP, "rag-retrieval-quality-score conformance kit"))
 
 
 def pytest_load_initial_conftests(
@@ -137,11 +58,7 @@ def pytest_load_initial_conftests(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption(OPT_PROFILE) not in PROPERTY_PROFILES:  # a bad $RQS_PROFILE passes argparse
-        raise pytest.UsageError(
-            f"{PROFILE_ENV}={os.environ.get(PROFILE_ENV)!r} is not a property profile; use one of "
-            f"{', '.join(sorted(PROPERTY_PROFILES))}"
-        )
+    options = RunOptions.from_pytest(config)  # the one value every part of the run reads (RunOptions.of)
     for name, doc in (*TAG_MARKERS.values(), *FLAG_MARKERS.values()):
         config.addinivalue_line("markers", f"{name}: {doc}")
     install_step_lookup_cache()
@@ -149,41 +66,34 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
     # The OutcomeCollector writes report.json and junit.xml (one suite per requirement) into the report dir.
-    report_dir = config.getoption(OPT_REPORT)
-    outcomes = OutcomeCollector(config, report_dir)
+    problem = output_dir_problem(options.report) if options.report else None
+    if problem:
+        raise pytest.UsageError(f"{problem}: pass another --rqs-report (nothing was run)")
+    outcomes = OutcomeCollector(config, options)
     config.pluginmanager.register(outcomes, "rqs-outcomes")
-    _keep_hypothesis_out_of_cwd(config)
-    # One seed per run, recorded before any scenario runs, so every report can be replayed.
-    seed = config.getoption(OPT_SEED)
-    outcomes.hypothesis_seed = random.getrandbits(32) if seed is None else seed
-    resources = RunResources(
-        config,
-        adapter_address=_adapter_address(config),
-        milvus=config.getoption(OPT_MILVUS),
-        stdio_options={
-            "timeout": config.getoption(OPT_ADAPTER_TIMEOUT),
-            "validate": config.getoption(OPT_VALIDATE),
-            "strict_stdout": config.getoption(OPT_STRICT_STDOUT),
-            "on_warning": outcomes.warn,
-        },
-    )
+    if options.judging:
+        # A judging run: a signal ends it INTERRUPTED. Other pytest sessions keep pytest's own handling.
+        guard = InterruptGuard(outcomes)
+        config.pluginmanager.register(guard, "rqs-interrupts")
+        guard.install()
+    _keep_hypothesis_out_of_cwd(config, options)
+    resources = RunResources(config, options, on_warning=outcomes.warn)
     config.pluginmanager.register(EngineWatch(resources, outcomes), "rqs-engine-watch")
 
 
 _HYPOTHESIS_HOME = pytest.StashKey[bool]()
 
 
-def _keep_hypothesis_out_of_cwd(config: pytest.Config) -> None:
+def _keep_hypothesis_out_of_cwd(config: pytest.Config, options: RunOptions) -> None:
     """Hypothesis keeps a storage directory (``.hypothesis/``, its constants cache even with the
     property scenarios' ``database=None``) in the working directory; a judging run puts it under the
     report directory, or the user's cache without one. ``HYPOTHESIS_STORAGE_DIRECTORY`` wins, and a
     pytest run that does not judge (no report, no adapter) is left as it is."""
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
-    report_dir = config.getoption(OPT_REPORT)
-    if report_dir:
-        home = Path(report_dir) / ".hypothesis"
-    elif config.getoption(OPT_ADAPTER) or config.getoption(OPT_ADAPTER_CMD):
+    if options.report:
+        home = Path(options.report) / ".hypothesis"
+    elif options.judging:
         cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         home = Path(cache) / "rag-conformance" / "hypothesis"
     else:
@@ -201,13 +111,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         set_hypothesis_home_dir(None)
 
 
-def _adapter_address(config: pytest.Config) -> str:
-    command = config.getoption(OPT_ADAPTER_CMD)
-    if command:
-        return f"cmd:{command}"
-    return config.getoption(OPT_ADAPTER) or "reference"
-
-
 def pytest_itemcollected(item: pytest.Item) -> None:
     # `-k dense-quality-from-l2` selects by the report's own scenario id, as `-k dense_quality_from_l2`
     # does by the test's name: the id becomes one of the item's keywords (matched as -k matches names).
@@ -218,7 +121,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # An implementation's verdict must not depend on engine quirks, so engine checks run on request.
-    checks = config.getoption(OPT_CHECKS)
+    checks = RunOptions.of(config).checks
     if checks == "all":
         return
     want_engine = checks == "engine"
@@ -245,6 +148,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         resources.preflight(session.items)
 
 
+# trylast: after pytest's own teardown of the session fixtures (the oracle drops its collection through
+# the engine, which must still be open); an interrupted run reaches it with those fixtures still up.
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     # Normally the session fixtures have closed both already; this covers runs that never used them.
     resources = session.config.stash.get(RunResources.key, None)

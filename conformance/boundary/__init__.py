@@ -8,6 +8,8 @@
   the mode check.
 - ``_asking``: ``ask``, the one way the kit calls an implementation (a crash reads as ERRORED).
 - ``_errors``: the kit's errors, one root, one subclass per phase.
+- ``_redact``: :func:`redact`, the one function every output of the kit passes through, so no
+  credential of an engine address (user info, token, password parameters) is ever written.
 
 The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported
 by :mod:`conformance`.

@@ -9,6 +9,7 @@ __all__ = [
     "AdapterCallError",
     "AdapterLoadError",
     "ConformanceError",
+    "EngineAnswerError",
     "EngineError",
     "ImplementationProcessError",
     "InvalidReplyError",
@@ -25,6 +26,12 @@ class AdapterLoadError(ConformanceError):
 
 class EngineError(ConformanceError):
     """A Milvus engine could not be started, reached or cleaned up."""
+
+
+class EngineAnswerError(EngineError):
+    """Milvus answered a call with an error (an error status or a gRPC failure), and again when the call
+    was made a second time: the scenario cannot be judged, whoever made the call (the kit's oracle, or
+    the implementation). Never a failure of the implementation."""
 
 
 class AdapterCallError(ConformanceError):

@@ -5,6 +5,7 @@
 - ``_selftest``: the mutation matrix over the miniatures (``selftest``).
 - ``_engines``: the engine matrix, one report per engine (``engines``).
 - ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``).
+- ``_clean``: the collections killed kit runs left on an engine, listed and dropped (``clean``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
 - ``_diff``: what newly fails between two reports (``diff``).
 - ``_upgrade``: one engine against another for one implementation (``upgrade``): its labelled set and

@@ -15,28 +15,37 @@ exit codes:
   1  does not conform: a scenario failed, or errored on the implementation's reply or crash
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
      handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
-     client could not reach it either), or the command line was wrong
+     client could not reach it either), the engine answered the kit's own calls or the implementation's
+     with errors (retried once), or the command line was wrong
+  130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
+     cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
 """
 
 
-def _run(args: argparse.Namespace) -> int:
-    from ._runner import run_conformance
+def _output_dir_problem(path: str | None, option: str) -> int | None:
+    """Exit 2 at once, in one line, when an output directory cannot be written (before any engine)."""
+    from ..reporting._outcomes import output_dir_problem
 
-    adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
-    outcome = run_conformance(
-        adapter,
-        milvus=args.milvus,
-        report_dir=args.report,
-        select=args.select,
-        pytest_args=args.pytest_args,
-        adapter_timeout=args.adapter_timeout,
-        validate=args.validate,
-        checks=args.checks,
-        seed=args.seed,
-        profile=args.profile,
-        strict_stdout=args.strict_stdout,
-        verbose=args.verbose,
-        tb=args.tb,
+    problem = output_dir_problem(path) if path else None
+    if problem is None:
+        return None
+    print(
+        f"rag-conformance: {problem}; pass another {option} (nothing was run). Exit code 2", file=sys.stderr
+    )
+    return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..reporting._options import RunOptions
+    from ._runner import run_options
+
+    refused = _output_dir_problem(args.report, "--report")
+    if refused is not None:
+        return refused
+    options = RunOptions.from_namespace(args)
+    adapter = options.adapter_address
+    outcome = run_options(
+        options, select=args.select, pytest_args=args.pytest_args, verbose=args.verbose, tb=args.tb
     )
     code = outcome.exit_code
     if outcome.report is None and args.select and outcome.pytest_exit_code == 5:  # pytest: none selected
@@ -55,12 +64,20 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report = outcome.report
         why = ""
-        if report.verdict == "NOT JUDGED" and report.summary.not_judged:
+        if report.interruption is not None:
+            why = f": stopped by {report.interruption.signal}, nothing judged"
+        elif report.verdict == "NOT JUDGED" and report.summary.not_judged:
             why = f": {report.summary.not_judged} scenarios not judged, why in the NOT JUDGED line above"
         # The last line a user reads says what was judged too: a bare CONFORMS would overstate a partial run.
         verdict = report.described_verdict()
         print(f"verdict: {verdict} [{adapter}]{why}; report in {args.report}; exit code {code}")
     return code
+
+
+def _clean(args: argparse.Namespace) -> int:
+    from ._clean import clean
+
+    return clean(args.milvus, yes=args.yes, prefix=args.prefix)
 
 
 def _coverage(args: argparse.Namespace) -> int:
@@ -104,21 +121,22 @@ def _selftest(args: argparse.Namespace) -> int:
 def _engines(args: argparse.Namespace) -> int:
     from ._engines import DEFAULT_ENGINES, format_engine_matrix, run_matrix
 
+    refused = _output_dir_problem(args.report_dir, "--report-dir")
+    if refused is not None:
+        return refused
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_engine_matrix(columns))
     broken = [
         c
         for c in columns
-        if c.report is None
-        or c.report.verdict == "NOT JUDGED"
-        or c.report.summary.failed
-        or c.report.summary.errored
+        if c.report is None or c.report.judged_nothing or c.report.summary.failed or c.report.summary.errored
     ]
     return 1 if broken else 0
 
 
 def _diff(args: argparse.Namespace) -> int:
     from ..boundary._errors import ConformanceError
+    from ..reporting import UNJUDGED_VERDICTS
     from ._diff import diff_reports, format_diff, load_report_data
 
     try:
@@ -127,11 +145,11 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"rag-conformance diff: {exc}", file=sys.stderr)
         return 2
     print(format_diff(diff, old_label=args.old, new_label=args.new))
-    if diff.new_verdict == "NOT JUDGED":
+    if diff.new_verdict in UNJUDGED_VERDICTS:
         # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
         # gate on this diff must not pass an implementation the kit could not even load.
         print(
-            f"rag-conformance diff: {args.new} is NOT JUDGED: the kit could not judge that run",
+            f"rag-conformance diff: {args.new} is {diff.new_verdict}: the kit did not judge that run",
             file=sys.stderr,
         )
         return 2
@@ -147,16 +165,15 @@ def _upgrade(args: argparse.Namespace) -> int:
 def _docs(args: argparse.Namespace) -> int:
     from ..site import docs_main
 
+    refused = _output_dir_problem(args.out, "--out")
+    if refused is not None:
+        return refused
     return docs_main(args.results, args.out, spec=args.spec)
 
 
-def _profiles() -> tuple[str, ...]:
-    from ..scenarios._profiles import PROPERTY_PROFILES
-
-    return tuple(sorted(PROPERTY_PROFILES))
-
-
 def build_parser() -> argparse.ArgumentParser:
+    from ..reporting._options import PROFILES, add_cli_options  # pydantic, no pytest plugin: cheap
+
     parser = argparse.ArgumentParser(
         prog="rag-conformance",
         description="Conformance kit for the rag-retrieval-quality-score spec on Milvus.",
@@ -173,20 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = run.add_mutually_exclusive_group()
-    target.add_argument(
-        "--adapter",
-        default=None,
-        help="'reference' (default), an entry-point name, or 'module:attr' (importable from here)",
-    )
-    run.add_argument("--milvus", default="lite", help="lite (default) | uri:<uri> | container[:image]")
-    run.add_argument("--report", default="rqs-report", help="directory for report.json and junit.xml")
-    run.add_argument(
-        "--checks",
-        choices=("implementation", "engine", "all"),
-        default="implementation",
-        help="the spec's scenarios judging the adapter (default), Milvus engine-behaviour checks, or both",
-    )
+    # The run's options are RunOptions' fields (their flags and help written there); pytest's own follow.
+    add_cli_options(run)
     run.add_argument(
         "-k",
         dest="select",
@@ -195,37 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(-k dense-quality-from-l2) or words of their test names (-k legacy_aliases)",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments, after --")
-    target.add_argument(
-        "--adapter-cmd",
-        default=None,
-        metavar="CMD",
-        help="judge a program in any language speaking the stdio protocol, e.g. 'node impl.js'",
-    )
-    run.add_argument(
-        "--adapter-timeout", type=float, default=30.0, help="seconds per call to a stdio program (30)"
-    )
-    run.add_argument(
-        "--validate", action="store_true", help="also check every line the kit writes to a stdio program"
-    )
-    run.add_argument(
-        "--strict-stdout",
-        action="store_true",
-        help="a stdio program's stdout line that is not a reply errors the call (default: skipped, "
-        "and listed as a warning in the report)",
-    )
-    run.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="Hypothesis seed of the property scenarios: the one a report or a failure shows replays "
-        "that run (default: random, recorded in report.json)",
-    )
-    run.add_argument(
-        "--profile",
-        choices=_profiles(),
-        default=None,
-        help="examples per property scenario: ci (default, 100) or thorough (1000)",
-    )
     run.add_argument(
         "-v",
         "--verbose",
@@ -277,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument(
         "--profile",
         default="selftest",
-        choices=("selftest", "ci", "thorough"),
+        choices=PROFILES,
         help="property examples: selftest (default; ci's count, no shrinking), ci, thorough",
     )
     selftest.add_argument("--jobs", type=int, default=2, help="miniatures run in parallel processes (2)")
@@ -296,6 +270,21 @@ def build_parser() -> argparse.ArgumentParser:
     engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
     engines.set_defaults(func=_engines)
+
+    clean = sub.add_parser(
+        "clean",
+        help="list the collections killed kit runs left on an engine (rqs_<run id>_... only); --yes drops",
+    )
+    clean.add_argument(
+        "--milvus", required=True, help="the engine: uri:<uri>, uri (MILVUS_URI) or lite:<dir>"
+    )
+    clean.add_argument(
+        "--yes", action="store_true", help="drop them (a run still in progress would lose its)"
+    )
+    clean.add_argument(
+        "--prefix", default=None, help="only the collections of this run prefix (rqs_<run id>_)"
+    )
+    clean.set_defaults(func=_clean)
 
     diff = sub.add_parser("diff", help="compare two reports by scenario id; exit 1 if something newly fails")
     diff.add_argument("old", help="the earlier report.json (or its directory)")
@@ -364,11 +353,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "--rqs-profile is --profile), and other pytest options go after --"
             )
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
-    try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("rag-conformance: interrupted", file=sys.stderr)
-        return 130
+    from ..boundary._redact import redacting_output
+
+    # Every line this process prints passes through the one redaction: no engine credential reaches
+    # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
+    with redacting_output():
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt as exc:  # before a run's own handling (loading, parsing): say so, briefly
+            signum = getattr(exc, "signum", 2)
+            print(
+                f"rag-conformance: interrupted ({'SIGTERM' if signum == 15 else 'SIGINT'})", file=sys.stderr
+            )
+            return 128 + signum
 
 
 if __name__ == "__main__":

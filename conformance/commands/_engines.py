@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import IO
 
 from ..boundary._errors import ConformanceError
+from ..boundary._redact import redact_uri
 from ..engines._address import parse_engine_address
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
-from ..engines._redact import redact_uri
 from ..engines._start import start_engine
 from ..reporting import Report
 

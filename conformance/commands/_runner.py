@@ -9,15 +9,24 @@ import pytest
 
 from ..boundary._errors import ConformanceError
 from ..reporting import Report
+from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 from ..scenarios._suite import SUITE_DIR
 
-__all__ = ["EXIT_CONFORMS", "EXIT_DOES_NOT_CONFORM", "EXIT_NOT_JUDGED", "RunOutcome", "run_conformance"]
+__all__ = [
+    "EXIT_CONFORMS",
+    "EXIT_DOES_NOT_CONFORM",
+    "EXIT_INTERRUPTED",
+    "EXIT_NOT_JUDGED",
+    "RunOutcome",
+    "run_conformance",
+    "run_options",
+]
 
 EXIT_CONFORMS = 0
 EXIT_DOES_NOT_CONFORM = 1
 EXIT_NOT_JUDGED = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT; a SIGTERM gives 143 (128 + 15), as a shell reports a killed job
 
 
 class RunOutcome:
@@ -31,7 +40,10 @@ class RunOutcome:
     def exit_code(self) -> int:
         """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
         or crash. 2: the run could not judge (adapter not loadable, handshake or engine failed, engine
-        lost midway, usage error, no scenario ran). 130: interrupted."""
+        lost midway, usage error, no scenario ran). 130 (SIGINT) or 143 (SIGTERM): interrupted, verdict
+        INTERRUPTED, nothing judged."""
+        if self.report is not None and self.report.interruption is not None:
+            return self.report.interruption.exit_code
         if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
             return EXIT_INTERRUPTED
         if self.report is None or self.report.verdict == "NOT JUDGED":
@@ -77,12 +89,40 @@ def run_conformance(
     ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
     ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
     ``checks`` is ``implementation`` (the spec's scenarios), ``engine`` (Milvus behaviour) or ``all``.
-    ``seed`` and ``profile`` (``ci`` or ``thorough``) set the property scenarios' Hypothesis seed and
-    examples; ``strict_stdout`` makes a stdio program's stdout noise an error.
+    ``seed`` and ``profile`` (``ci`` or ``thorough``) set the property scenarios' seed and examples;
+    ``strict_stdout`` makes a stdio program's stdout noise an error.
 
     The terminal shows progress, the per-requirement table and one line per failed scenario;
     ``verbose`` (pytest's ``-v``, repeatable) or ``tb`` (a pytest ``--tb`` style) add tracebacks.
+    The keywords are :class:`~conformance.reporting.RunOptions`' fields; :func:`run_options` takes the
+    value itself.
     """
+    fields = {
+        "adapter": adapter,
+        "milvus": milvus,
+        "report": None if report_dir is None else os.fspath(report_dir),
+        "checks": checks,
+        "seed": seed,
+        "profile": profile,
+        "validate_wire": validate,
+        "strict_stdout": strict_stdout,
+    }
+    if adapter_timeout is not None:
+        fields["adapter_timeout"] = adapter_timeout
+    options = RunOptions.model_validate(fields)
+    return run_options(options, select=select, pytest_args=pytest_args, verbose=verbose, tb=tb)
+
+
+def run_options(
+    options: RunOptions,
+    *,
+    select: str | None = None,
+    pytest_args: Sequence[str] = (),
+    verbose: int = 0,
+    tb: str | None = None,
+) -> RunOutcome:
+    """Run the kit's suite with ``options`` (the value ``rag-conformance run`` builds from its command
+    line); ``select``, ``pytest_args``, ``verbose`` and ``tb`` are pytest's own."""
     if not SUITE_DIR.is_dir():
         raise ConformanceError(
             f"the kit's suite is missing at {SUITE_DIR}; reinstall rag-quality-conformance"
@@ -101,10 +141,6 @@ def run_conformance(
         # outside pytest.
         "-p",
         "no:unraisableexception",
-        "--rqs-adapter",
-        adapter,
-        "--rqs-milvus",
-        milvus,
         "--no-header",
     ]
     if verbose:
@@ -116,21 +152,12 @@ def run_conformance(
         args += ["-qq", f"--tb={tb or 'no'}", "-rN", "--disable-warnings"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args += ["-p", "conformance.plugin", "-p", "pytest_bdd.plugin"]
-    if report_dir is not None:
-        args += ["--rqs-report", str(report_dir)]
-    args += ["--rqs-checks", checks]
+    # Naming the adapter selects the kit's scenarios: the reference too, when no other is named.
+    if not options.judging:
+        options = options.model_copy(update={"adapter": "reference"})
+    args += options.pytest_args()
     if select:
         args += ["-k", select]
-    if adapter_timeout is not None:
-        args += ["--rqs-adapter-timeout", str(adapter_timeout)]
-    if validate:
-        args.append("--rqs-validate")
-    if strict_stdout:
-        args.append("--rqs-strict-stdout")
-    if seed is not None:
-        args += ["--rqs-seed", str(seed)]
-    if profile is not None:
-        args += ["--rqs-profile", profile]
     args += list(pytest_args)
     capture = _Capture()
     code = pytest.main(args, plugins=[capture])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..boundary._errors import EngineError
-from ._redact import redact_uri
+from ..boundary._redact import redact_uri
 
 __all__ = ["DEFAULT_MILVUS_IMAGE", "EngineAddress", "parse_engine_address", "validate_image"]
 
@@ -36,13 +36,13 @@ class EngineAddress:
     kind: BackendKind
     target: str | None = None
 
-    def __str__(self) -> str:
-        return self.kind if self.target is None else f"{self.kind}:{self.target}"
+    def __str__(self) -> str:  # printed in messages: never with credentials
+        return self.kind if self.target is None else f"{self.kind}:{redact_uri(self.target)}"
 
 
-def _invalid(spec: object, why: str) -> EngineError:
+def _invalid(address: object, why: str) -> EngineError:
     forms = ", ".join(VALID_FORMS)
-    return EngineError(f"invalid Milvus engine address {spec!r}: {why}; valid forms are: {forms}")
+    return EngineError(f"invalid Milvus engine address {address!r}: {why}; valid forms are: {forms}")
 
 
 def validate_image(image: str) -> str:
@@ -64,25 +64,25 @@ def validate_image(image: str) -> str:
     return image
 
 
-def parse_engine_address(spec: str | EngineAddress) -> EngineAddress:
+def parse_engine_address(address: str | EngineAddress) -> EngineAddress:
     """Parse ``lite``, ``lite:<dir>``, ``uri``, ``uri:<uri>``, ``container`` or ``container:<image>``.
 
-    Raises :class:`EngineError` listing the valid forms when ``spec`` matches none of them.
+    Raises :class:`EngineError` listing the valid forms when ``address`` matches none of them.
     """
-    if isinstance(spec, EngineAddress):
-        return spec
-    if not isinstance(spec, str):
-        raise _invalid(spec, f"expected a string, got {type(spec).__name__}")
-    text = spec.strip()
+    if isinstance(address, EngineAddress):
+        return address
+    if not isinstance(address, str):
+        raise _invalid(address, f"expected a string, got {type(address).__name__}")
+    text = address.strip()
     kind, sep, target = text.partition(":")
-    spec = f"uri:{redact_uri(target)}" if kind == "uri" and sep else spec  # never echo credentials
+    shown = f"uri:{redact_uri(target)}" if kind == "uri" and sep else address  # never echo credentials
     if kind not in ("lite", "uri", "container"):
-        raise _invalid(spec, f"unknown backend {kind!r}")
+        raise _invalid(shown, f"unknown backend {kind!r}")
     if sep and not target.strip():
-        raise _invalid(spec, f"nothing after '{kind}:'")
+        raise _invalid(shown, f"nothing after '{kind}:'")
     value = target.strip() if sep else None
     if kind == "uri" and value is not None and "://" not in value:
-        raise _invalid(spec, "the URI needs a scheme, e.g. uri:http://127.0.0.1:19530")
+        raise _invalid(shown, "the URI needs a scheme, e.g. uri:http://127.0.0.1:19530")
     if kind == "container" and value is not None:
         validate_image(value)
     return EngineAddress(kind, value)  # type: ignore[arg-type]  # kind checked above

@@ -12,9 +12,9 @@ import os
 import time
 
 from ..boundary._protocol import MilvusEndpoint
+from ..boundary._redact import redact_uri
 from ._address import DEFAULT_MILVUS_IMAGE, validate_image
 from ._engine import DockerUnavailableError, Engine, EngineUnavailableError, open_client
-from ._redact import redact_uri
 
 __all__ = ["docker_unavailable_reason", "start_container"]
 

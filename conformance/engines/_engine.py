@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
-from ._redact import redact_uri, scrub
+from ..boundary._redact import redact_uri, scrub
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
@@ -134,6 +134,12 @@ class Engine:
     def redacted_uri(self) -> str:
         """The endpoint URI with credentials hidden: safe to print."""
         return redact_uri(self.endpoint.uri)
+
+    @property
+    def disposable(self) -> bool:
+        """Whether stopping this engine loses all its data (a lite server on a temporary dir, a
+        container): nothing a run leaves on it can outlive it."""
+        return self._disposable
 
     @property
     def closed(self) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -60,6 +60,7 @@ class RecordedCall:
     expr: str | None = None
     result_keys: tuple[object, ...] | None = None
     primary_field: str | None = None
+    engine_error: str | None = None  # what the engine answered instead of a result (a status, a gRPC error)
 
     @property
     def is_search(self) -> bool:
@@ -210,15 +211,15 @@ class _Forwarder:
         def unary(request: bytes, context: Any) -> bytes:
             call = _decode(short, method, request)
             forward = channel.unary_unary(method)
-            if short != "Search" or len(call.searches) != 1:
-                self._proxy._record(call)
-                return forward(request, metadata=metadata(context), timeout=timeout(context))
             try:
                 response: bytes = forward(request, metadata=metadata(context), timeout=timeout(context))
-            except grpc.RpcError:
-                self._proxy._record(call)
+            except grpc.RpcError as exc:
+                self._proxy._record(replace(call, engine_error=f"{exc.code().name}: {exc.details() or ''}"))
                 raise
-            self._proxy._record(_with_results(call, response))
+            answered = replace(call, engine_error=_error_status(method, response))
+            if short == "Search" and len(call.searches) == 1 and answered.engine_error is None:
+                answered = _with_results(answered, response)
+            self._proxy._record(answered)
             return response
 
         def server_stream(request: bytes, context: Any) -> Any:
@@ -238,17 +239,26 @@ class _Forwarder:
 
 
 @functools.cache
-def _streaming_methods() -> dict[str, str]:
+def _methods() -> dict[str, Any]:
+    """Every method of Milvus's gRPC services, by full name (``/milvus.proto.milvus.MilvusService/...``)."""
     try:
         from pymilvus.grpc_gen import milvus_pb2
     except ImportError:  # pragma: no cover - pymilvus is a dependency of the kit
         return {}
-    found = {}
-    for service in milvus_pb2.DESCRIPTOR.services_by_name.values():
-        for m in service.methods:
-            if m.client_streaming or m.server_streaming:
-                found[f"/{service.full_name}/{m.name}"] = "bidi" if m.client_streaming else "server"
-    return found
+    return {
+        f"/{service.full_name}/{m.name}": m
+        for service in milvus_pb2.DESCRIPTOR.services_by_name.values()
+        for m in service.methods
+    }
+
+
+@functools.cache
+def _streaming_methods() -> dict[str, str]:
+    return {
+        name: "bidi" if m.client_streaming else "server"
+        for name, m in _methods().items()
+        if m.client_streaming or m.server_streaming
+    }
 
 
 def _decode(short: str, method: str, request: bytes) -> RecordedCall:
@@ -309,10 +319,45 @@ def _query(request: bytes) -> RecordedCall:
     return RecordedCall(method="Query", collection=message.collection_name or None, expr=message.expr)
 
 
+@functools.cache
+def _reply_types() -> dict[str, Any]:
+    """The reply message class of every unary Milvus method, by its full name."""
+    from google.protobuf import message_factory
+
+    return {
+        name: message_factory.GetMessageClass(m.output_type)
+        for name, m in _methods().items()
+        if not (m.client_streaming or m.server_streaming)
+    }
+
+
+def _error_status(method: str, response: bytes) -> str | None:
+    """The error a Milvus reply carries in its status (``code 65535: ...``), or None for a success.
+
+    Milvus answers most failures in-band: a successful gRPC call whose reply's status says what went
+    wrong. Replies that are a bare status, or carry one in a ``status`` field, are read; any other reply
+    (or one this pymilvus cannot parse) counts as a success.
+    """
+    reply_type = _reply_types().get(method)
+    if reply_type is None:
+        return None
+    try:
+        reply = reply_type.FromString(response)
+    except Exception:
+        return None
+    fields = reply_type.DESCRIPTOR.fields_by_name
+    if "error_code" in fields and "reason" in fields:
+        status = reply  # the reply is a common.Status itself
+    elif "status" in fields and reply.HasField("status"):
+        status = reply.status
+    else:
+        return None
+    code = getattr(status, "code", 0) or getattr(status, "error_code", 0)
+    return f"code {code}: {status.reason or 'no reason given'}" if code else None
+
+
 def _with_results(call: RecordedCall, response: bytes) -> RecordedCall:
     """The search call with the primary keys its reply returned (unchanged if the reply is not readable)."""
-    from dataclasses import replace
-
     from pymilvus.grpc_gen import milvus_pb2
 
     try:

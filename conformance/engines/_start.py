@@ -12,7 +12,7 @@ __all__ = ["start_engine"]
 
 
 def start_engine(
-    spec: str | EngineAddress = "lite",
+    address: str | EngineAddress = "lite",
     *,
     run_id: str | None = None,
     data_dir: str | os.PathLike[str] | None = None,
@@ -20,19 +20,19 @@ def start_engine(
 ) -> Engine:
     """Start or reach a Milvus engine and return it with a fresh per-run collection prefix.
 
-    ``spec`` is ``lite``, ``lite:<data dir>``, ``uri`` (``MILVUS_URI``/``MILVUS_TOKEN``/``MILVUS_DB``),
+    ``address`` is ``lite``, ``lite:<data dir>``, ``uri`` (``MILVUS_URI``/``MILVUS_TOKEN``/``MILVUS_DB``),
     ``uri:<uri>``, ``container`` or ``container:<image>:<tag>``. ``data_dir`` applies to ``lite`` only
     (the same as ``lite:<data dir>``); without one the server uses a temporary dir removed on close.
     ``run_id`` (letters and digits) fixes the prefix ``rqs_<run_id>_``; by default it is random.
     """
-    backend = parse_engine_address(spec)
+    backend = parse_engine_address(address)
     if startup_timeout <= 0:
         raise EngineError(f"startup_timeout must be positive, got {startup_timeout!r}")
     prefix = make_prefix(run_id)
     if backend.kind == "lite":
         if data_dir is not None and backend.target is not None and os.fspath(data_dir) != backend.target:
             raise EngineError(
-                f"two data dirs given ({backend.target!r} in the spec, {os.fspath(data_dir)!r} as "
+                f"two data dirs given ({backend.target!r} in the address, {os.fspath(data_dir)!r} as "
                 "data_dir): pass only one"
             )
         from ._lite import start_lite

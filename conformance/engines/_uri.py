@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import time
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import SecretStr
 
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
+from ..boundary._redact import redact_uri, register_secret, scrub
 from ._engine import Engine, EngineUnavailableError, open_client
-from ._redact import redact_uri, scrub
 
 __all__ = ["ENV_DB", "ENV_TOKEN", "ENV_URI", "MAX_CONNECT_SECONDS", "start_uri"]
 
@@ -33,6 +34,7 @@ def start_uri(*, uri: str | None, prefix: str, startup_timeout: float) -> Engine
             "or pass --rqs-milvus uri:<uri>, or use --rqs-milvus lite for a local milvus-lite server"
         )
     token = os.environ.get(ENV_TOKEN) or None
+    uri, token = _credentials_apart(uri, token)
     endpoint = MilvusEndpoint(
         uri=uri,
         token=SecretStr(token) if token else None,
@@ -62,3 +64,17 @@ def start_uri(*, uri: str | None, prefix: str, startup_timeout: float) -> Engine
         timeout=timeout,
         startup_seconds=time.monotonic() - started,
     )
+
+
+def _credentials_apart(uri: str, token: str | None) -> tuple[str, str | None]:
+    """``(uri without user info, token)``: ``user:password@`` in the URI becomes the token Milvus takes
+    (``user:password``) unless ``MILVUS_TOKEN`` gives one, so the credentials travel the one way every
+    client and the kit's recording proxy pass on (call metadata), never inside an address."""
+    parts = urlsplit(uri)
+    if "@" not in parts.netloc:
+        return uri, token
+    userinfo, _, host = parts.netloc.rpartition("@")
+    register_secret(unquote(userinfo.partition(":")[2]))
+    register_secret(unquote(userinfo))
+    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return bare, token or unquote(userinfo)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from ..boundary._asking import ask
 from ..boundary._decline import require_mode
-from ..boundary._errors import ConformanceError
+from ..boundary._errors import ConformanceError, EngineAnswerError
 from ..boundary._protocol import (
     Implementation,
     ImplementationInfo,
@@ -128,8 +128,7 @@ class Judge:
     def _search_checked(
         self, request: SearchRequest
     ) -> tuple[SearchReply, tuple[Any, ...], list[model.Violation]]:
-        with self._recording() as calls:
-            reply: SearchReply = ask(self.implementation, "search", request, expect=SearchReply)
+        reply, calls = self._ask_through_engine("search", request, SearchReply)
         self._note_extras("search", reply)
         self._seen("search", request, reply)
         oracle = self._need_oracle()
@@ -176,8 +175,7 @@ class Judge:
     def _lookup_checked(
         self, request: LookupRequest
     ) -> tuple[LookupReply, tuple[Any, ...], list[model.Violation]]:
-        with self._recording() as calls:
-            reply: LookupReply = ask(self.implementation, "lookup", request, expect=LookupReply)
+        reply, calls = self._ask_through_engine("lookup", request, LookupReply)
         self._note_extras("lookup", reply)
         self._seen("lookup", request, reply)
         oracle = self._need_oracle()
@@ -310,6 +308,40 @@ class Judge:
             raise RuntimeError("kit bug: a Milvus-backed question without the oracle")
         return self._oracle()
 
+    def _ask_through_engine(self, operation: str, request: Any, expect: type) -> tuple[Any, list[Any]]:
+        """Ask a Milvus-backed question, seeing its engine calls; when the engine answered one of them with
+        an error, ask once more and judge the second answer (a flaky engine is not the implementation's
+        fault, and a broken implementation still shows on the retry). Two disturbed asks in a row:
+        :class:`~conformance.boundary.EngineAnswerError`, and the scenario is NOT JUDGED."""
+        disturbed: list[str] = []
+        for _ in range(2):
+            error: ConformanceError | None = None
+            with self._recording() as calls:
+                try:
+                    reply = ask(self.implementation, operation, request, expect=expect)
+                except ConformanceError as exc:
+                    error = exc
+            errors = [f"{c.method}: {c.engine_error}" for c in calls if getattr(c, "engine_error", None)]
+            if not errors:
+                if error is not None:
+                    raise error
+                if disturbed:
+                    self._note(
+                        f"Milvus answered the implementation's {operation} with an error ({disturbed[0]}); "
+                        "the kit asked again and judged the second answer"
+                    )
+                return reply, calls
+            answer = f"; the implementation then {_outcome(error)}"
+            disturbed.append(errors[0] + answer)
+        raise EngineAnswerError(
+            f"Milvus answered the implementation's {operation} calls with errors twice in a row "
+            f"({disturbed[0]}; asked again: {disturbed[1]}): not judged, as the engine failed"
+        )
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
     def _recording(self) -> _Recording:
         return _Recording(self._recorder() if self._recorder is not None else None)
 
@@ -331,6 +363,10 @@ class Judge:
             note = f"{operation} reply carried fields the protocol does not define: {', '.join(extra)}"
             if note not in self.notes:
                 self.notes.append(note)
+
+
+def _outcome(error: ConformanceError | None) -> str:
+    return "answered" if error is None else f"failed: {error}"
 
 
 def _under(where: str, found: Sequence[model.Violation]) -> list[model.Violation]:

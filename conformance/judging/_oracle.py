@@ -23,6 +23,7 @@ import numpy as np
 
 from ..boundary._decline import NotApplicable
 from ..corpus._scenario_corpus import RRF_K, ChunkKey, ScenarioCorpus
+from ..engines._answers import engine_call
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
@@ -135,8 +136,8 @@ class MilvusOracle:
             for i, c in enumerate(corpus.corpus.chunks)
         ]
         # One insert: Milvus Lite computes BM25 IDF per segment, and one insert keeps one segment.
-        client.insert(collection, rows)
-        client.load_collection(collection)
+        engine_call("the kit's own insert of the corpus", lambda: client.insert(collection, rows))
+        engine_call("the kit's own load of its collection", lambda: client.load_collection(collection))
         if engine is None:
             return cls(client, collection, corpus, lacks)
         key = (engine, _fingerprint(corpus), tuple(sorted(lacks)))
@@ -226,14 +227,17 @@ class MilvusOracle:
         return max(1, min(self.size, _MAX_LIMIT))
 
     def _dense_search(self, query_vector: Sequence[float], limit: int, category: str | None) -> list[Ranked]:
-        hits = self._client.search(
-            self.collection,
-            data=[list(query_vector)],
-            anns_field="dense",
-            limit=limit,
-            filter=_filter(category),
-            output_fields=["doc_id", "chunk_index"],
-            search_params={"metric_type": "L2"},
+        hits = engine_call(
+            "the kit's own dense search",
+            lambda: self._client.search(
+                self.collection,
+                data=[list(query_vector)],
+                anns_field="dense",
+                limit=limit,
+                filter=_filter(category),
+                output_fields=["doc_id", "chunk_index"],
+                search_params={"metric_type": "L2"},
+            ),
         )
         return _ranked(hits[0])
 
@@ -250,14 +254,17 @@ class MilvusOracle:
         return list(self._answers[key][:limit])
 
     def _bm25_search(self, query_text: str, limit: int, category: str | None) -> list[Ranked]:
-        hits = self._client.search(
-            self.collection,
-            data=[query_text],
-            anns_field="sparse",
-            limit=limit,
-            filter=_filter(category),
-            output_fields=["doc_id", "chunk_index"],
-            search_params={"metric_type": "BM25"},
+        hits = engine_call(
+            "the kit's own BM25 search",
+            lambda: self._client.search(
+                self.collection,
+                data=[query_text],
+                anns_field="sparse",
+                limit=limit,
+                filter=_filter(category),
+                output_fields=["doc_id", "chunk_index"],
+                search_params={"metric_type": "BM25"},
+            ),
         )
         return _ranked(hits[0])
 

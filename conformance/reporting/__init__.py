@@ -4,6 +4,8 @@
 - ``_scope``: what a run judged (the spec's scenarios, the requirements by number) and the verdict
   said with it, one set of counts for every view.
 - ``_junit``: the JUnit view of a report.
+- ``_options``: :class:`RunOptions`, the run's options as one value, from which the pytest options and
+  ``rag-conformance run``'s are made; the report records it. Not imported here (it needs pytest).
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
   a report and writes it; not imported here, so importing the report model stays free of pytest.
 
@@ -16,7 +18,9 @@ from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
     REPORT_VERSION,
+    UNJUDGED_VERDICTS,
     Environment,
+    Interruption,
     Report,
     RequirementRow,
     ScenarioResult,
@@ -28,6 +32,7 @@ from ._report import (
     broken_requirements,
     build_report,
     format_table,
+    interrupted_report,
     not_judged_report,
     spec_tally,
 )
@@ -37,7 +42,9 @@ __all__ = [
     "NOT_APPLICABLE_PREFIX",
     "NOT_JUDGED_PREFIX",
     "REPORT_VERSION",
+    "UNJUDGED_VERDICTS",
     "Environment",
+    "Interruption",
     "Report",
     "RequirementRow",
     "ScenarioResult",
@@ -49,6 +56,7 @@ __all__ = [
     "broken_requirements",
     "build_report",
     "format_table",
+    "interrupted_report",
     "junit_xml",
     "not_judged_report",
     "requirement_number",

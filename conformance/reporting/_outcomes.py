@@ -9,10 +9,14 @@ judged until then kept). From pytest, either is its usage-error exit code.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import shlex
+import signal
 import sys
+import time
 from collections.abc import Generator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +24,27 @@ import pytest
 
 from .._version import kit_version
 from ..boundary._errors import ConformanceError
+from ..boundary._redact import redact
 from ..spec._paths import spec_path
 from ._junit import write_junit
+from ._options import RunOptions
 from ._report import (
     NOT_APPLICABLE_PREFIX,
     NOT_JUDGED_PREFIX,
     Environment,
+    Interruption,
     Report,
     ScenarioResult,
     build_report,
     format_table,
+    interrupted_report,
     not_judged_report,
+    redacted,
 )
-from ._scope import requirement_number
+from ._scope import requirement_number, verdict_text
 
-__all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
+__all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
-_DEFAULT_TIMEOUT = 30.0  # rag-conformance run's --adapter-timeout default: the replay need not say it
 
 _MESSAGE_LIMIT = 2000
 NOTES = pytest.StashKey[list[str]]()
@@ -44,6 +52,26 @@ NOTES = pytest.StashKey[list[str]]()
 _STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
 _LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to it) and run again"
+_ENGINE_ERRORS_ADVICE = (
+    "the engine, not the implementation, failed them; check its log and load, and run again"
+)
+
+
+def output_dir_problem(path: str | Path) -> str | None:
+    """Why the kit could not write its files into directory ``path`` (None if it can): checked before
+    an engine starts, so a run never judges for minutes to find it has nowhere to put the verdict."""
+    target = Path(path)
+    existing = next((p for p in (target, *target.parents) if p.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        where = "is" if existing == target else f"is inside {existing}, which is"
+        return f"the report directory {path} {where} a file, not a directory"
+    if existing != target and not os.access(existing, os.W_OK | os.X_OK):
+        return f"the report directory {path} cannot be created: {existing} is not writable"
+    if existing == target and not os.access(target, os.W_OK | os.X_OK):
+        return f"the report directory {path} is not writable"
+    return None
 
 
 def spec_sha256() -> str | None:
@@ -56,21 +84,26 @@ class OutcomeCollector:
 
     key = pytest.StashKey["OutcomeCollector"]()
 
-    def __init__(self, config: pytest.Config, report_dir: str | None) -> None:
+    def __init__(self, config: pytest.Config, options: RunOptions) -> None:
         self.config = config
-        self.report_dir = Path(report_dir) if report_dir else None
+        self.options = options
+        self.report_dir = Path(options.report) if options.report else None
         self.results: dict[str, ScenarioResult] = {}
         self.adapter: Any = None
         self.milvus: dict[str, Any] | None = None
-        self.hypothesis_seed: int | None = None
         self.report: Report | None = None
         self.reason: str | None = None
         self.lost_engine: str | None = None
+        self.engine_errors: list[str] = []  # why each scenario the engine's errors left NOT JUDGED
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
         self.unselected_spec: list[str] = []  # @spec hashes of the transcriptions -k left out
         self._properties: set[str] = set()
+        self.interruption: Interruption | None = None
+        self._started = time.monotonic()
+        self._running: pytest.Item | None = None
+        self._finished = False
         config.stash[self.key] = self
 
     def not_judged(self, reason: str) -> None:
@@ -84,6 +117,10 @@ class OutcomeCollector:
         """
         if self.lost_engine is None:
             self.lost_engine = reason
+
+    def engine_erred(self, what: str) -> None:
+        """A scenario is NOT JUDGED because Milvus answered errors (``what``: the engine's words)."""
+        self.engine_errors.append(what)
 
     def warn(self, text: str) -> None:
         """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
@@ -116,6 +153,26 @@ class OutcomeCollector:
             spec_hash = _marker_arg(item, "rqs_spec")
             if spec_hash and item.get_closest_marker("rqs_engine_check") is None:
                 self.unselected_spec.append(spec_hash)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, object]:
+        self._running = item  # left set when an interrupt ends the protocol: it says where the run stopped
+        result = yield
+        self._running = None
+        return result
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """SIGINT, or SIGTERM turned into an interrupt: the run ends INTERRUPTED, saying when and where."""
+        exc = excinfo.value
+        signum = getattr(exc, "signum", None) or (signal.SIGTERM if str(exc) == "SIGTERM" else signal.SIGINT)
+        running = self._running
+        self.interruption = Interruption(
+            signal=signal.Signals(signum).name,
+            exit_code=128 + int(signum),
+            at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            seconds_into_run=round(time.monotonic() - self._started, 1),
+            during=None if running is None else (_marker_arg(running, "rqs_id") or running.nodeid),
+        )
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -169,7 +226,8 @@ class OutcomeCollector:
             broken_requirements=broken,
             rules=rules,
             notes=notes,
-            needs=tuple(str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args),
+            # Sorted: pytest-bdd keeps a scenario's tags in a set, so their order follows the hash seed.
+            needs=tuple(sorted({str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args})),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -189,7 +247,8 @@ class OutcomeCollector:
             spec_sha256=spec_sha256(),
             adapter=adapter,
             milvus=self.milvus,
-            hypothesis_seed=self.hypothesis_seed,
+            hypothesis_seed=self.options.seed,
+            options=self.options.model_dump(mode="json", exclude_defaults=True),
             python=platform.python_version(),
             platform=f"{sys.platform}-{platform.machine()}",
         )
@@ -197,27 +256,39 @@ class OutcomeCollector:
     # trylast: in a run that could not judge, the one-error JUnit file replaces pytest's empty one.
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.reason is not None:
+        self.finish(session)
+
+    def finish(self, session: pytest.Session) -> None:
+        """Build the report and write it (once: an interrupted teardown may call this early)."""
+        if self._finished:
+            return
+        self._finished = True
+        if self.interruption is not None and (self.results or self.options.judging):
+            judged = self._judged_report() if self.results else None
+            self.report = interrupted_report(judged, self.interruption, self.environment())
+            self.report = self.report.model_copy(update={"warnings": tuple(self.warnings)})
+        elif self.reason is not None:
             self.report = not_judged_report(self.reason, self.environment(), warnings=self.warnings)
-            self.report = self.report.model_copy(update={"notes": tuple(self.handshake_notes())})
+            self.report = redacted(self.report.model_copy(update={"notes": tuple(self.handshake_notes())}))
             xmlpath = getattr(self.config.option, "xmlpath", None)
             if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
                 Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
                 write_junit(self.report, xmlpath)
         elif self.results:
-            report = build_report(
-                self.results.values(),
-                self.environment(),
-                requirement_order=_requirement_order(),
-                unselected_spec=self.unselected_spec,
-            )
+            report = self._judged_report()
             reason = None
-            if report.summary.not_judged and self.lost_engine is not None:
-                n = report.summary.not_judged
-                many = n != 1
+            n = report.summary.not_judged
+            many = n != 1
+            if n and self.lost_engine is not None:
                 reason = (
                     f"{self.lost_engine}; {n} scenario{'s' * many} that need{'s' * (not many)} "
                     f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
+                )
+            elif n and self.engine_errors:
+                reason = (
+                    f"Milvus answered errors, twice in a row for the same question, in {n} "
+                    f"scenario{'s' * many}, which could not be judged (the first: {self.engine_errors[0]}): "
+                    f"{_ENGINE_ERRORS_ADVICE}"
                 )
             self.report = report.model_copy(
                 update={
@@ -227,16 +298,27 @@ class OutcomeCollector:
                     "reason": reason,
                 }
             )
+            # The verdict's words name the cause of what was not judged, which the reason says.
+            self.report = self.report.model_copy(update={"verdict_text": verdict_text(self.report)})
             if self.report.verdict == "NOT JUDGED" and session.exitstatus != pytest.ExitCode.INTERRUPTED:
                 # The same exit code as a run that could not judge from the start: never pytest's 0 or
                 # 1, which would say the implementation passed or failed.
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
         else:
             return
+        self.report = redacted(self.report)
         if self.report_dir is not None:
             self.report_dir.mkdir(parents=True, exist_ok=True)
             (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
             write_junit(self.report, self.report_dir / "junit.xml")
+
+    def _judged_report(self) -> Report:
+        return build_report(
+            self.results.values(),
+            self.environment(),
+            requirement_order=_requirement_order(),
+            unselected_spec=self.unselected_spec,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
@@ -248,11 +330,15 @@ class OutcomeCollector:
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
-            if self.config.get_verbosity() > -2:  # pytest's closing line follows: say what it counts
+            if (
+                self.config.get_verbosity() > -2 and self.interruption is None
+            ):  # say what pytest's line counts
                 terminalreporter.write_line(
                     f"(the table counts {self.report.summary.total} scenarios; pytest's line below counts "
                     f"its {len(self.results)} test items: each outline example is one)"
                 )
+        elif self.report.interruption is not None:
+            terminalreporter.write_line(f"INTERRUPTED: {self.report.reason}", yellow=True)
         for text in self.report.notes:
             terminalreporter.write_line(f"note: {text}")
         for text in self.report.advice:
@@ -271,35 +357,37 @@ class OutcomeCollector:
         broken = [
             r for r in self.report.scenarios if r.id in self._properties and r.status in ("failed", "errored")
         ]
-        if not broken or self.hypothesis_seed is None:
+        if not broken:
             return None
-        option = self.config.getoption
-        profile = option("rqs_profile", default=None) or "ci"
         # Only options `rag-conformance run --help` lists: a stdio program is --adapter-cmd there, however
         # it reached pytest (--rqs-adapter-cmd, or the runner's --rqs-adapter cmd:...).
-        command = ["rag-conformance", "run"]
-        adapter_cmd, adapter = option("rqs_adapter_cmd", default=None), option("rqs_adapter", default=None)
-        if not adapter_cmd and adapter and adapter.startswith("cmd:"):
-            adapter_cmd = adapter.removeprefix("cmd:")
-        if adapter_cmd:
-            command += ["--adapter-cmd", adapter_cmd]
-            timeout = option("rqs_adapter_timeout", default=None)
-            if timeout is not None and float(timeout) != _DEFAULT_TIMEOUT:
-                command += ["--adapter-timeout", f"{float(timeout):g}"]
-            command += ["--strict-stdout"] * bool(option("rqs_strict_stdout", default=False))
-        elif adapter and adapter != "reference":
-            command += ["--adapter", adapter]
-        milvus = option("rqs_milvus", default=None)
-        if milvus and milvus != "lite":
-            command += ["--milvus", milvus]
-        keyword = option("keyword", default=None)
+        address = self.options.adapter_address
+        replay = self.options.model_copy(
+            update={
+                "adapter": None if address.startswith("cmd:") or address == "reference" else address,
+                "adapter_cmd": address.removeprefix("cmd:") if address.startswith("cmd:") else None,
+                "report": None,
+                "expectations": (),
+                "profile": self.options.profile or "ci",
+            }
+        )
+        command = ["rag-conformance", "run", *_cli_args(replay.pytest_args())]
+        keyword = self.config.getoption("keyword", default=None)
         if keyword:
             command += ["-k", keyword]
-        command += ["--seed", str(self.hypothesis_seed), "--profile", profile]
-        return (
+        if "--seed" not in command:
+            command += ["--seed", str(self.options.seed)]
+        if "--profile" not in command:
+            command += ["--profile", replay.profile or "ci"]
+        return redact(
             f"replay the property scenarios: {shlex.join(command)} "
-            f"(in pytest: --rqs-seed {self.hypothesis_seed} --rqs-profile {profile})"
+            f"(in pytest: --rqs-seed {self.options.seed} --rqs-profile {replay.profile})"
         )
+
+
+def _cli_args(pytest_args: list[str]) -> list[str]:
+    """``rag-conformance run``'s spelling of pytest's ``--rqs-*`` arguments."""
+    return [arg.replace("--rqs-", "--", 1) if arg.startswith("--rqs-") else arg for arg in pytest_args]
 
 
 def _requirement_order() -> list[str]:

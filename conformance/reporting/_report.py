@@ -20,6 +20,8 @@ neither passed nor failed, and ``blocked_by`` names the requirements that stoppe
 A run that could not judge at all (the adapter did not load, the engine was unreachable) has the
 verdict ``NOT JUDGED`` and its ``reason``, and no scenarios. A run that lost its engine midway is
 ``NOT JUDGED`` too, with the ``reason`` and every scenario judged before the loss (or needing no engine).
+A run stopped by SIGINT or SIGTERM is ``INTERRUPTED`` (not judged): its ``interruption`` says which
+signal, when and during which scenario, and the scenarios finished before it are kept.
 
 What the run judged (``spec_scenarios``, ``scope``, ``verdict_text``) is :mod:`._scope`'s: one set of
 counts for every view. ``report_version`` is 2 since those were added (and ``number``,
@@ -35,6 +37,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
+from ..boundary._redact import redact
 from ._scope import (
     missing_capabilities,
     requirement_number,
@@ -47,7 +50,9 @@ __all__ = [
     "NOT_APPLICABLE_PREFIX",
     "NOT_JUDGED_PREFIX",
     "REPORT_VERSION",
+    "UNJUDGED_VERDICTS",
     "Environment",
+    "Interruption",
     "Report",
     "RequirementRow",
     "ScenarioResult",
@@ -59,12 +64,16 @@ __all__ = [
     "broken_requirements",
     "build_report",
     "format_table",
+    "interrupted_report",
     "not_judged_report",
+    "redacted",
     "spec_tally",
 ]
 
 Status = Literal["passed", "failed", "errored", "not_judged", "not_applicable", "xfailed", "skipped"]
-Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED", "BLOCKED"]
+Verdict = Literal["CONFORMS", "DOES NOT CONFORM", "NOT APPLICABLE", "NOT JUDGED", "BLOCKED", "INTERRUPTED"]
+UNJUDGED_VERDICTS: tuple[Verdict, ...] = ("NOT JUDGED", "INTERRUPTED")
+"""A run's verdicts that judged nothing as a whole: the kit could not judge, or the run was stopped."""
 REPORT_VERSION = 2
 """The version of ``report.json``'s layout: 2 added the judged scope, requirement numbers, scenario
 needs, BLOCKED and notes (every version-1 field is still there, with the same meaning)."""
@@ -135,7 +144,8 @@ class Environment(_Model):
     spec_sha256: str | None
     adapter: dict[str, object] | None = None
     milvus: dict[str, object] | None = None
-    hypothesis_seed: int | None = None
+    hypothesis_seed: int | None = None  # the run's seed (options.seed), kept under its first name
+    options: dict[str, object] | None = None  # the run's options that differ from their defaults
     python: str
     platform: str
 
@@ -173,6 +183,16 @@ class Scope(_Model):
     complete: bool = False  # every spec scenario judged
 
 
+class Interruption(_Model):
+    """Why and where a run stopped before its end: the signal, when, and the scenario then running."""
+
+    signal: str  # SIGINT or SIGTERM
+    exit_code: int  # 128 + the signal's number: what rag-conformance run exits with
+    at: str  # UTC, e.g. 2026-12-02 13:05:01 UTC
+    seconds_into_run: float
+    during: str | None = None  # the scenario id (or test id) running when it came; None between them
+
+
 class Report(_Model):
     report_version: int = 1  # absent in reports written before version 2
     summary: Summary
@@ -187,6 +207,12 @@ class Report(_Model):
     warnings: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()  # choices the spec allows that defeat its purpose: never a failure
     notes: tuple[str, ...] = ()  # about the run as a whole, e.g. undefined fields in the start reply
+    interruption: Interruption | None = None  # set when SIGINT or SIGTERM stopped the run (INTERRUPTED)
+
+    @property
+    def judged_nothing(self) -> bool:
+        """Whether the run as a whole is not a judgement: NOT JUDGED or INTERRUPTED."""
+        return self.verdict in UNJUDGED_VERDICTS
 
     def judged_spec(self) -> SpecTally:
         """The spec tally; for a version-1 report, recounted from its scenarios the way version 2 counts."""
@@ -361,6 +387,43 @@ def not_judged_report(reason: str, environment: Environment, *, warnings: Sequen
     )
 
 
+def interrupted_report(report: Report | None, interruption: Interruption, environment: Environment) -> Report:
+    """``report`` (what was judged before the signal, or nothing) as an INTERRUPTED run's report."""
+    where = f", during scenario {interruption.during}" if interruption.during else ""
+    base = report or not_judged_report("", environment)
+    judged = len(base.scenarios)
+    reason = (
+        f"interrupted by {interruption.signal} {interruption.seconds_into_run:.1f} s into the run "
+        f"({interruption.at}){where}; the {judged} scenario{'s' * (judged != 1)} that finished before it "
+        f"{'are' if judged != 1 else 'is'} kept, but the run as a whole judged nothing: run it again"
+    )
+    # A requirement cut off reads INTERRUPTED too: what passed before the signal does not show the rest
+    # would have. A failure judged before it stays one.
+    rows = tuple(
+        r if r.verdict == "DOES NOT CONFORM" else r.model_copy(update={"verdict": "INTERRUPTED"})
+        for r in base.requirements
+    )
+    update = {"verdict": "INTERRUPTED", "interruption": interruption, "reason": reason, "requirements": rows}
+    report = base.model_copy(update=update)
+    return report.model_copy(update={"verdict_text": verdict_text(report)})
+
+
+def redacted(report: Report) -> Report:
+    """``report`` with every text in it passed through :func:`~conformance.boundary._redact.redact`:
+    what the kit writes (report.json, JUnit, the site, the terminal table) never holds a credential."""
+    return Report.model_validate(_redact_values(report.model_dump(mode="json")))
+
+
+def _redact_values(value: object) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(item) for item in value]
+    return value
+
+
 def format_table(report: Report) -> str:
     """The per-requirement table printed at the end of a run, and the verdict with what it judged.
 
@@ -399,7 +462,7 @@ def format_table(report: Report) -> str:
 
     lines = [line(header), rule, *map(line, rows), rule, line(total)]
     tally = report.judged_spec()
-    if tally.total:
+    if tally.total and report.interruption is None:  # an interrupted run's tally counts what finished only
         part = f" ({tally.partly_judged} more in part)" if tally.partly_judged else ""
         lines.append(
             f"spec scenarios: {tally.judged} of {tally.total} judged{part}, {tally.passed} passed"
@@ -412,7 +475,9 @@ def format_table(report: Report) -> str:
         labels = [f"{requirement_number(b) or ''} {b}".strip() for b in broken_requirements(r)]
         breaks = f" [breaks {', '.join(labels)}]" if r.status == "failed" else ""
         lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
-    if not_judged and report.reason:
+    if report.interruption is not None and report.reason:
+        lines.append(f"INTERRUPTED: {report.reason}")
+    elif not_judged and report.reason:
         lines.append(f"NOT JUDGED: {report.reason}")
     return "\n".join(lines)
 

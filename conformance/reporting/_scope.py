@@ -122,6 +122,12 @@ def verdict_text(report: Report) -> str:
     their scenarios need search, lookup)``; ``CONFORMS (every capability: 12 of 12 spec scenarios
     judged)``. A run that judged nothing reads ``NOT JUDGED`` with its reason elsewhere.
     """
+    if report.interruption is not None:  # stopped from outside: what finished is no judgement
+        n = len(report.scenarios)
+        return (
+            f"{report.verdict} (not judged: stopped by {report.interruption.signal} after {n} "
+            f"scenario{'s' * (n != 1)})"
+        )
     if not report.scenarios:
         return report.verdict
     tally = report.judged_spec()
@@ -147,7 +153,10 @@ def verdict_text(report: Report) -> str:
         parts.append(f"{_join([n for n, _ in blocked])} blocked by {_join(by)} failures")
     lost = [n for n, r in rows if r.verdict == "NOT JUDGED"]
     if lost:
-        parts.append(f"{_join(lost)} not judged: the engine was lost")
+        cause = (
+            "answered errors" if (report.reason or "").startswith("Milvus answered errors") else "was lost"
+        )
+        parts.append(f"{_join(lost)} not judged: the engine {cause}")
     absent = [(n, r) for n, r in rows if r.verdict == "NOT APPLICABLE"]
     if absent:
         text = f"{_join([n for n, _ in absent])} not judged"

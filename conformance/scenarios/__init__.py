@@ -8,6 +8,7 @@
 - ``_resources``: the run's implementation and engine, made once; NOT JUDGED before the first scenario
   when either cannot be had.
 - ``_engine_watch``: an engine lost mid-run makes the rest NOT JUDGED, never the implementation's fault.
+- ``_interrupts``: SIGINT and SIGTERM end a run INTERRUPTED (exit 130 / 143), never as a failure.
 - ``_step_lookup``: a cache for pytest-bdd's step lookup, for the kit's own suite only.
 - ``_suite/``: the kit's pytest suite (one module binding every feature file) and its ``pytest.ini``.
 

@@ -10,8 +10,16 @@ implementation; the scenarios that need no engine still run and are judged; and 
 what fails while tearing down (collections that cannot be dropped from an engine that is gone) is a
 warning, not an error of the last scenario.
 
-It works at the pytest layer, around each scenario's setup, call and teardown: the steps, the oracle and
-the judge know nothing of it.
+An engine that is up but answers errors is not the implementation's fault either. The kit's own calls
+(the oracle's searches) and the implementation's search and lookup calls are asked again once when Milvus
+answers one with an error (:mod:`conformance.engines._answers`, :class:`~conformance.judging.Judge`), so a
+flaky engine does not flip a verdict; when it errs twice in a row, or when the implementation's
+``prepare`` fails while the recording proxy saw Milvus answer its calls with errors, the scenario is
+NOT JUDGED (engine error) with the engine's words, and a run whose only problems are such scenarios
+ends NOT JUDGED (exit 2), never DOES NOT CONFORM.
+
+It works at the pytest layer, around each scenario's setup, call and teardown: the steps know nothing of
+it, and the oracle and the judge only raise :class:`~conformance.boundary.EngineAnswerError`.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ..boundary._errors import EngineAnswerError
 from ..reporting import NOT_JUDGED_PREFIX
 from ..reporting._outcomes import OutcomeCollector
 from ._resources import MILVUS_CAPABILITIES, RunResources, one_line
@@ -49,14 +58,17 @@ class EngineWatch:
         self._resources = resources
         self._outcomes = outcomes
         self._started = time.monotonic()
+        self._prepare_errors: dict[int, str] = {}  # a session fixture's error, raised again per scenario
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
         self._cut_off(item)
+        recorder = self._resources.recorder
+        mark = recorder.mark() if recorder is not None else 0
         try:
             return (yield)
         except _BROKEN as exc:
-            self._blame(item, exc)
+            self._blame(item, exc, setup_mark=mark)
             raise
 
     @pytest.hookimpl(wrapper=True, trylast=True)
@@ -88,14 +100,42 @@ class EngineWatch:
             return  # NOT APPLICABLE says more than NOT JUDGED: the capability gate says it
         pytest.skip(NOT_JUDGED_PREFIX + lost)
 
-    def _blame(self, item: pytest.Item, exc: BaseException) -> None:
-        """Return if the scenario's failure stands; NOT JUDGED (a skip) if the engine is lost."""
+    def _engine_answered(self, exc: BaseException, setup_mark: int | None) -> str | None:
+        """What Milvus answered instead of results, if that is why ``exc`` broke the scenario: the kit's
+        or the judge's :class:`EngineAnswerError`, or (in a setup: the implementation's ``prepare``)
+        error answers the recording proxy saw. A session fixture's error comes again for every later
+        scenario, so what it was is kept by the error's identity."""
+        answered = next((e for e in _causes(exc) if isinstance(e, EngineAnswerError)), None)
+        if answered is not None:
+            return str(answered)
+        recorder = self._resources.recorder
+        if setup_mark is None or recorder is None:
+            return None
+        if id(exc) not in self._prepare_errors:
+            calls = recorder.calls_since(setup_mark)
+            errors = [f"{c.method}: {c.engine_error}" for c in calls if c.engine_error]
+            if not errors:
+                return None
+            more = f"; {len(errors) - 1} more" if len(errors) > 1 else ""
+            self._prepare_errors[id(exc)] = (
+                f"Milvus answered the implementation's calls with errors while it prepared the corpus "
+                f"({errors[0]}{more}); the scenario stopped at: {one_line(exc)}"
+            )
+        return self._prepare_errors[id(exc)]
+
+    def _blame(self, item: pytest.Item, exc: BaseException, setup_mark: int | None = None) -> None:
+        """Return if the scenario's failure stands; NOT JUDGED (a skip) if the engine is lost, or up but
+        answering errors (see :meth:`_engine_answered`)."""
         if not needs_engine(item):
             return
         if self._outcomes.lost_engine is None:
             problem = self._resources.engine_unreachable()
             if problem is None:
-                return  # the kit still reaches the engine: the failure is the scenario's own
+                answered = self._engine_answered(exc, setup_mark)
+                if answered is None:
+                    return  # the kit still reaches the engine: the failure is the scenario's own
+                self._outcomes.engine_erred(answered)
+                pytest.skip(f"{NOT_JUDGED_PREFIX}{answered}")
             self._outcomes.engine_lost(self._reason(item, problem))
         lost = self._outcomes.lost_engine
         pytest.skip(f"{NOT_JUDGED_PREFIX}{lost}; the scenario stopped at: {one_line(exc)}")
@@ -119,6 +159,21 @@ def _needs(item: pytest.Item) -> list[str]:
 def _marker_arg(item: pytest.Item, name: str) -> str | None:
     marker = item.get_closest_marker(name)
     return str(marker.args[0]) if marker and marker.args else None
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, the errors it groups (Hypothesis's several failures) and what each was raised from."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:

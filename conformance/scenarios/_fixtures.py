@@ -36,6 +36,7 @@ from ..engines._expectations import ExpectationError, load_expectations, shipped
 from ..judging._advice import Advisor
 from ..judging._judge import Judge
 from ..judging._oracle import MilvusOracle
+from ..reporting._options import RunOptions
 from ..reporting._outcomes import NOTES, OutcomeCollector
 from ._profiles import PROPERTY_PROFILES
 from ._resources import RunResources
@@ -67,7 +68,7 @@ _EXPECTATIONS = pytest.StashKey[tuple[Any, ...]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    extra: Sequence[str] = config.getoption("rqs_expectations", default=None) or ()
+    extra: Sequence[str] = RunOptions.of(config).expectations
     try:
         config.stash[_EXPECTATIONS] = load_expectations([*shipped_files(), *extra])
     except ExpectationError as exc:
@@ -120,15 +121,19 @@ def rqs_engine(pytestconfig: pytest.Config) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def rqs_recorder(rqs_engine: Any) -> Iterator[RecordingProxy]:
-    """The session's recording proxy in front of the engine the kit provisioned."""
+def rqs_recorder(pytestconfig: pytest.Config, rqs_engine: Any) -> Iterator[RecordingProxy]:
+    """The session's recording proxy in front of the engine the kit provisioned (the engine watch reads
+    it too: a ``prepare`` that failed while the engine answered errors is the engine's)."""
     from ..engines._proxy import RecordingProxy
 
+    resources = pytestconfig.stash[RunResources.key]
     proxy = RecordingProxy(rqs_engine.endpoint.uri)
     proxy.start()
+    resources.recorder = proxy
     try:
         yield proxy
     finally:
+        resources.recorder = None
         proxy.close()
 
 
@@ -147,8 +152,7 @@ def rqs_adapter_endpoint(rqs_engine: Any, rqs_recorder: RecordingProxy) -> Milvu
 def rqs_scenario_corpus(pytestconfig: pytest.Config) -> ScenarioCorpus:
     """The kit's scenario corpus and its named questions, with the knowledge base generated from the
     run's seed (pure data, no engine needed; ``--rqs-seed`` replays it)."""
-    seed = pytestconfig.stash[OutcomeCollector.key].hypothesis_seed
-    return build_corpus(seed=int(seed or 0))
+    return build_corpus(seed=RunOptions.of(pytestconfig).seed or 0)
 
 
 @pytest.fixture(scope="session")
@@ -257,10 +261,10 @@ def rqs_judge(
 @pytest.fixture
 def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
     """This run's seed (recorded in the report) and the example count of ``--rqs-profile``."""
-    profile = pytestconfig.getoption("rqs_profile")
-    recorded = pytestconfig.stash[OutcomeCollector.key].hypothesis_seed
+    options = RunOptions.of(pytestconfig)
+    profile = options.profile or "ci"
     return PropertyRun(
-        seed=int(recorded or 0),
+        seed=options.seed or 0,
         profile=profile,
         max_examples=PROPERTY_PROFILES[profile],
         shrink=profile != "selftest",

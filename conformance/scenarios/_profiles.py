@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["KNOWLEDGE_BASE_EXAMPLES", "PROFILE_ENV", "PROPERTY_PROFILES"]
+__all__ = ["KNOWLEDGE_BASE_EXAMPLES", "PROPERTY_PROFILES"]
 
 # "selftest" runs every miniature of the mutation matrix: 10 examples without shrinking. The matrix needs
 # verdicts only, and every reply is also checked whole by the model, so the deterministic scenarios
@@ -12,5 +12,5 @@ PROPERTY_PROFILES = {"ci": 100, "thorough": 1000, "selftest": 10}
 KNOWLEDGE_BASE_EXAMPLES = {"ci": 8, "thorough": 100, "selftest": 4}
 """Examples per property over the knowledge base, after its explicit requests: each is a search or a
 lookup on Milvus, not a call to pure code."""
-PROFILE_ENV = "RQS_PROFILE"
-"""A default profile for every run of a CI job (the kit's own tests set it)."""
+
+# The profiles' names are the run options' (conformance.reporting._options.PROFILES); a test holds them equal.

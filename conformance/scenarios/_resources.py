@@ -12,7 +12,8 @@ is gone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -20,6 +21,8 @@ import pytest
 from ..adapters._loading import CMD_PREFIX, load_adapter
 from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
 from ..boundary._protocol import ImplementationInfo
+from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 
 __all__ = ["MILVUS_CAPABILITIES", "RunResources", "one_line"]
@@ -34,19 +37,23 @@ class RunResources:
     key = pytest.StashKey["RunResources"]()
 
     def __init__(
-        self,
-        config: pytest.Config,
-        *,
-        adapter_address: str,
-        milvus: str,
-        stdio_options: Mapping[str, Any],
+        self, config: pytest.Config, options: RunOptions, *, on_warning: Callable[[str], None]
     ) -> None:
-        self.adapter_address = adapter_address
-        self.milvus = milvus
-        self._stdio_options = dict(stdio_options)
+        self.adapter_address = options.adapter_address
+        self.milvus = options.milvus
+        # Whatever the run writes from now on hides these: the address's password, the token.
+        register_uri_secrets(options.milvus)
+        register_secret(os.environ.get("MILVUS_TOKEN"))
+        self._stdio_options = {
+            "timeout": options.adapter_timeout,
+            "validate": options.validate_wire,
+            "strict_stdout": options.strict_stdout,
+            "on_warning": on_warning,
+        }
         self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
+        self.recorder: Any = None  # the recording proxy in front of the engine, once a scenario needs it
         config.stash[self.key] = self
 
     # -- on first need ------------------------------------------------------------------------------
@@ -65,7 +72,26 @@ class RunResources:
 
             self._engine = start_engine(self.milvus)
             self._outcomes.milvus = self._engine.describe()
+            self._mention_leftovers(self._engine)
         return self._engine
+
+    def _mention_leftovers(self, engine: Any) -> None:
+        """On an engine that outlives the run, say when other kit runs' collections are there too."""
+        if engine.disposable:
+            return
+        from ..engines._engine import PROBE_SECONDS
+        from ..engines._sweep import describe_leftovers, kit_leftovers, list_names
+
+        try:
+            runs = kit_leftovers(list_names(engine.client(), PROBE_SECONDS), except_prefix=engine.prefix)
+        except Exception:  # a listing that fails here fails again, with a clearer message, at first use
+            return
+        if runs:
+            self._outcomes.warn(
+                f"this engine holds {describe_leftovers(runs)}: left by runs that were killed, or in use "
+                f"by runs still going; when none is, remove them with `rag-conformance clean --milvus "
+                f"{redact(self.milvus)} --yes`"
+            )
 
     @property
     def info(self) -> ImplementationInfo | None:
@@ -85,19 +111,23 @@ class RunResources:
 
     def close_adapter(self) -> None:
         """Close the implementation (it drops what it made); after the engine was lost, a failure of that
-        is a warning: the implementation could not have reached the engine."""
+        is a warning: the implementation could not have reached the engine. After an interrupt, a stdio
+        program is killed at once (``abort``): asking it to stop could wait the whole call timeout."""
         loaded, self._loaded = self._loaded, None
         if loaded is None:
             return
-        if self._outcomes.lost_engine is None:
+        abort = getattr(loaded[0], "abort", None)
+        if self._outcomes.interruption is not None and callable(abort):
+            abort()
+            return
+        if self._outcomes.lost_engine is None and self._outcomes.interruption is None:
             loaded[0].close()
             return
         try:
             loaded[0].close()
         except Exception as exc:
-            self._outcomes.warn(
-                f"after the engine was lost, closing the implementation failed: {one_line(exc)}"
-            )
+            after = "the interrupt" if self._outcomes.interruption is not None else "the engine was lost"
+            self._outcomes.warn(f"after {after}, closing the implementation failed: {one_line(exc)}")
 
     def close_engine(self) -> None:
         """Drop the run's collections and stop what was started; after the engine was lost, each call of
@@ -105,15 +135,16 @@ class RunResources:
         engine, self._engine = self._engine, None
         if engine is None:
             return
-        if self._outcomes.lost_engine is None:
+        if self._outcomes.lost_engine is None and self._outcomes.interruption is None:
             engine.close()
             return
         from ..engines._engine import PROBE_SECONDS
 
+        after = "the engine was lost" if self._outcomes.lost_engine is not None else "the interrupt"
         try:
             engine.close(timeout=PROBE_SECONDS)
         except ConformanceError as exc:
-            self._outcomes.warn(f"after the engine was lost: {one_line(exc)}")
+            self._outcomes.warn(f"after {after}: {one_line(exc)}")
 
     def close(self) -> None:
         """Adapter first: it drops its collections from the engine, which must still be there."""
@@ -148,18 +179,20 @@ class RunResources:
 
     def _not_judged(self, problem: tuple[str, str, str]) -> None:
         cause, detail, advice = problem
-        self._outcomes.not_judged(f"{cause}: {detail}")
+        self._outcomes.not_judged(redact(f"{cause}: {detail}"))
         raise pytest.UsageError(
-            f"rag-conformance could not judge the implementation: {cause}.\n"
-            f"  {detail}\n"
-            f"  What to do: {advice}\n"
-            "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+            redact(
+                f"rag-conformance could not judge the implementation: {cause}.\n"
+                f"  {detail}\n"
+                f"  What to do: {advice}\n"
+                "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+            )
         )
 
 
 def one_line(exc: BaseException) -> str:
     """An error on one line, for a warning or a message: its type, its first line, shortened."""
-    text = str(getattr(exc, "message", None) or exc).strip()  # pymilvus's str() is its repr
+    text = redact(str(getattr(exc, "message", None) or exc).strip())  # pymilvus's str() is its repr
     first = text.splitlines()[0] if text else type(exc).__name__
     if type(exc).__name__ not in first:
         first = f"{type(exc).__name__}: {first}"
@@ -193,7 +226,7 @@ def _adapter_problem(spec: str, exc: BaseException) -> tuple[str, str, str]:
 
 def _engine_problem(milvus: str, exc: BaseException) -> tuple[str, str, str]:
     return (
-        f"Milvus ({milvus}) could not be started or reached",
+        f"Milvus ({redact(milvus)}) could not be started or reached",
         _detail(exc),
         "check the engine address (--milvus, or --rqs-milvus in pytest): lite, uri:<uri> or "
         "container[:image]; for a uri, that the server is up and reachable from here",

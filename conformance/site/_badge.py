@@ -16,8 +16,11 @@ __all__ = ["badge", "badge_message"]
 def badge_message(report: Report) -> str:
     """``12/12 passed``; ``7/12 passed, 5 not judged`` for a run on part of the spec (the spec scenarios
     judged in part count as not judged here: the verdict text says "1 more in part"); ``9/12 passed,
-    3 failed``; ``not judged`` for a run that judged nothing."""
+    3 failed``; ``not judged`` for a run that judged nothing, ``interrupted`` for one stopped by a
+    signal."""
     tally = report.judged_spec()
+    if report.verdict == "INTERRUPTED":
+        return "interrupted"
     if report.verdict == "NOT JUDGED" and not report.scenarios:
         return "not judged"
     parts = [f"{tally.passed}/{tally.total} passed"]
@@ -35,12 +38,12 @@ def badge(report: Report) -> dict[str, Any]:
     Red when any scenario failed or errored (derived scenarios and engine checks count too: the run did
     not conform); green when every spec scenario was judged and passed; yellow otherwise, e.g. when the
     implementation declares fewer capabilities and some spec scenarios were not judged; grey when the
-    run could not judge (NOT JUDGED, e.g. its engine was lost) and nothing failed.
+    run could not judge (NOT JUDGED, e.g. its engine was lost, or INTERRUPTED) and nothing failed.
     """
     tally, summary = report.judged_spec(), report.summary
     if summary.failed or summary.errored:
         color = "red"
-    elif report.verdict == "NOT JUDGED":
+    elif report.judged_nothing:
         color = "lightgrey"
     elif tally.total and tally.passed == tally.total:
         color = "brightgreen"

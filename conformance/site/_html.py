@@ -107,8 +107,10 @@ def _implementations(columns: Sequence[Column], spec: Spec, pages: Sequence[Requ
                 f"<code>{esc(env.spec_sha256[:12])}</code>, not the pinned "
                 f"<code>{esc(spec.sha256[:12])}</code>: its scenarios may not match these pages.</p>"
             )
-        if verdict == "NOT JUDGED" and c.report.reason:
-            warnings.append(f'<p class="warning">{esc(c.label)} is NOT JUDGED: {esc(c.report.reason)}</p>')
+        if c.report.judged_nothing and c.report.reason:
+            warnings.append(
+                f'<p class="warning">{esc(c.label)} is {esc(verdict)}: {esc(c.report.reason)}</p>'
+            )
         unshown = unshown_results(c, pages)
         if unshown:
             warnings.append(

@@ -31,6 +31,7 @@ _MARK = {
     "NOT APPLICABLE": "➖",
     "NOT JUDGED": "⚠️",
     "BLOCKED": "⛔",
+    "INTERRUPTED": "⏹️",
 }
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "not_judged": "⚠️", "xfailed": "⚠️"}
 _SHOW_MESSAGE = ("failed", "errored", "not_judged", "xfailed", "not_applicable", "skipped")
@@ -89,8 +90,8 @@ def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], 
         )
     lines += _table(("implementation", "adapter", "engine", "spec scenarios", "verdict"), impl_rows)
     for c in columns:
-        if c.report.verdict == "NOT JUDGED" and c.report.reason:
-            lines += ["", f"**{_cell(c.label)} is NOT JUDGED**: {_cell(c.report.reason)}"]
+        if c.report.judged_nothing and c.report.reason:
+            lines += ["", f"**{_cell(c.label)} is {c.report.verdict}**: {_cell(c.report.reason)}"]
     header = ["requirement"] + [
         _cell(c.label) + (f"<br>{_cell(c.engine)}" if several_engines else "") for c in columns
     ]

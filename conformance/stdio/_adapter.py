@@ -195,6 +195,14 @@ class StdioAdapter:
                 raise problem
             self._warn(f"the stop request was not answered as the protocol says: {problem}")
 
+    def abort(self) -> None:
+        """Kill the program and everything it started, now, without asking it to stop: what an
+        interrupted run does (a ``stop`` to a program stuck in a call would wait out the timeout)."""
+        self._closed = True
+        child, self._child = self._child, None
+        if child is not None:
+            child.kill()
+
     # -- machinery ---------------------------------------------------------------------------------
 
     def _call(self, operation: str, **fields: Any) -> Any:

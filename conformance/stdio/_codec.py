@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..boundary._errors import ConformanceError, InvalidReplyError
+from ..boundary._redact import scrub
 from ._messages import (
     MESSAGE_TYPES,
     REVEAL_TOKEN,
@@ -112,11 +113,9 @@ class Codec:
         self.secrets: set[str] = set()
 
     def scrub(self, text: str) -> str:
-        """``text`` with every token the kit has handed out replaced by ``***``."""
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        """``text`` with every token the kit has handed out, and every credential :func:`redact` knows
+        (an endpoint's user info or password), replaced by ``***``."""
+        return scrub(text, *self.secrets)
 
     def quote(self, line: str) -> str:
         shown = self.scrub(line)

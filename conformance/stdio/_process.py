@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import secrets
 import signal
 import subprocess
 import threading
@@ -21,7 +22,19 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-__all__ = ["ChildProcess", "NotUtf8Line", "ProcessGoneError", "ReplyTimeoutError", "utf8_environment"]
+__all__ = [
+    "CHILD_MARK",
+    "ChildProcess",
+    "NotUtf8Line",
+    "ProcessGoneError",
+    "ReplyTimeoutError",
+    "kill_tree",
+    "utf8_environment",
+]
+
+CHILD_MARK = "RQS_STDIO_CHILD"
+"""The environment variable that marks every process a stdio child starts (its value is per child)."""
+_PROC = "/proc"
 
 _EOF = object()
 _STDERR_LINES = 40
@@ -101,6 +114,10 @@ class ChildProcess:
         # Python children block-buffer a piped stdout; a reply stuck in a buffer reads as a hang.
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         child_env.update(env or {})  # what the caller sets explicitly wins
+        # Every process the child starts inherits this mark, also one that leaves the session: the kill
+        # finds them by it after the child itself has exited (see kill_tree).
+        self._mark = secrets.token_hex(8)
+        child_env[CHILD_MARK] = self._mark
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         # A session of its own, so a kill also reaches grandchildren (a shell wrapper, npm, ...).
@@ -176,10 +193,8 @@ class ChildProcess:
             return None
 
     def kill(self) -> None:
-        """SIGKILL the child's whole session (only processes this kit started) and reap it."""
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGKILL everything this child started (only that) and reap it: see :func:`kill_tree`."""
+        kill_tree(self.proc.pid, self._mark, leader_alive=self.proc.returncode is None)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5.0)
         self._close_pipes()
@@ -198,3 +213,49 @@ class ChildProcess:
             with contextlib.suppress(OSError, ValueError):
                 if stream is not None:
                     stream.close()
+
+
+def kill_tree(pgid: int, mark: str, *, leader_alive: bool) -> list[int]:
+    """SIGKILL a stdio child's whole tree; return the pids signalled (besides the group as a whole).
+
+    The child runs in a session of its own, so its process group holds what it forked (a shell
+    wrapper's program, npm's node). The group is killed whether or not its leader still runs: a program
+    that exits at ``stop`` leaves its workers behind, in the group, under PID 1. On Linux, every process
+    whose environment carries the child's :data:`CHILD_MARK` is killed too, which reaches a daemon that
+    left the session with ``setsid``. Out of reach: a process that left the session *and* dropped its
+    environment (``setsid env -i ...``); and on systems without ``/proc``, anything outside the group.
+    """
+    marked, in_group = _marked_processes(mark, pgid)
+    # The group is this child's while its leader is unreaped, or while a process carrying the mark is in
+    # it (a group id is never reused while the group has members).
+    if leader_alive or in_group:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    for pid in marked:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return marked
+
+
+def _marked_processes(mark: str, pgid: int) -> tuple[list[int], bool]:
+    """The pids whose environment carries ``CHILD_MARK=mark``, and whether one of them is in ``pgid``."""
+    if not os.path.isdir(_PROC):
+        return [], False
+    needle = f"{CHILD_MARK}={mark}".encode()
+    found, in_group = [], False
+    for entry in os.listdir(_PROC):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"{_PROC}/{entry}/environ", "rb") as environ:
+                if needle not in environ.read().split(b"\0"):
+                    continue
+            with open(f"{_PROC}/{entry}/stat", "rb") as stat:
+                fields = (
+                    stat.read().rpartition(b")")[2].split()
+                )  # after the command name, which may hold spaces
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        found.append(int(entry))
+        in_group |= len(fields) > 2 and int(fields[2]) == pgid  # state, ppid, pgrp
+    return found, in_group

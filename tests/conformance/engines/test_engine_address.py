@@ -10,6 +10,7 @@ import time
 import pytest
 
 from conformance.boundary._errors import ConformanceError
+from conformance.boundary._redact import redact_uri
 from conformance.engines import (
     DEFAULT_MILVUS_IMAGE,
     DockerUnavailableError,
@@ -20,7 +21,6 @@ from conformance.engines import (
     start_engine,
 )
 from conformance.engines._engine import make_prefix
-from conformance.engines._redact import redact_uri
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,8 @@ def test_uri_backend_without_uri_says_what_to_set(monkeypatch: pytest.MonkeyPatc
     [
         ("http://127.0.0.1:19530", "http://127.0.0.1:19530"),
         ("https://user:pa55@host.example:443/db", "https://***@host.example:443/db"),
-        ("https://host.example?token=abc", "https://host.example?***"),
+        ("https://host.example?token=abc", "https://host.example?token=***"),
+        ("https://host.example/?db=docs&api_key=k3y", "https://host.example/?db=docs&api_key=***"),
         ("user:pa55@host.example", "***@host.example"),
     ],
 )

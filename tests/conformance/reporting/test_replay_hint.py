@@ -10,6 +10,7 @@ import pytest
 
 from conformance.commands._cli import build_parser
 from conformance.reporting import Environment, ScenarioResult, build_report
+from conformance.reporting._options import RunOptions
 from conformance.reporting._outcomes import OutcomeCollector
 
 BROKEN = ScenarioResult(
@@ -22,10 +23,11 @@ BROKEN = ScenarioResult(
 ENV = Environment(kit_version="0", spec_sha256=None, python="3.11", platform="linux")
 
 
-def _hint(**options: Any) -> str:
-    config = SimpleNamespace(stash={}, getoption=lambda name, default=None: options.get(name, default))
-    collector = OutcomeCollector(config, None)  # type: ignore[arg-type]
-    collector.hypothesis_seed = 7
+def _hint(keyword: str | None = None, **options: Any) -> str:
+    config = SimpleNamespace(
+        stash={}, getoption=lambda name, default=None: keyword if name == "keyword" else default
+    )
+    collector = OutcomeCollector(config, RunOptions(seed=7, **options))  # type: ignore[arg-type]
     collector.report = build_report([BROKEN], ENV)
     collector._properties.add(BROKEN.id)
     hint = collector._replay_hint()
@@ -37,13 +39,11 @@ def _hint(**options: Any) -> str:
     ("options", "expected"),
     [
         # The runner hands pytest a stdio program as --rqs-adapter cmd:...; the CLI spells it --adapter-cmd.
-        ({"rqs_adapter": "cmd:java -jar impl.jar"}, ["--adapter-cmd", "java -jar impl.jar"]),
-        ({"rqs_adapter_cmd": "node impl.js", "rqs_adapter_timeout": 5.0}, ["--adapter-timeout", "5"]),
-        ({"rqs_adapter_cmd": "node impl.js", "rqs_strict_stdout": True}, ["--strict-stdout"]),
-        (
-            {"rqs_adapter": "pkg.mod:Impl", "keyword": "dense-quality-from-l2"},
-            ["-k", "dense-quality-from-l2"],
-        ),
+        ({"adapter": "cmd:java -jar impl.jar"}, ["--adapter-cmd", "java -jar impl.jar"]),
+        ({"adapter_cmd": "node impl.js", "adapter_timeout": 5.0}, ["--adapter-timeout", "5.0"]),
+        ({"adapter_cmd": "node impl.js", "strict_stdout": True}, ["--strict-stdout"]),
+        ({"adapter": "pkg.mod:Impl", "keyword": "dense-quality-from-l2"}, ["-k", "dense-quality-from-l2"]),
+        ({"milvus": "uri:http://u:Secr3tpw@host:19530"}, ["--milvus"]),
     ],
 )
 def test_the_replay_command_parses_as_rag_conformance_run(
@@ -57,3 +57,4 @@ def test_the_replay_command_parses_as_rag_conformance_run(
     assert all(word in args for word in expected), args
     assert not any(a.startswith("--adapter") and "cmd:" in a for a in args)
     assert "cmd:" not in (parsed.adapter or "")
+    assert "Secr3tpw" not in " ".join(args)  # the replay line is printed: it never carries a password

@@ -1,0 +1,91 @@
+"""A run stopped from outside (Ctrl-C, a cancelled CI job, a timeout's SIGTERM) is no verdict.
+
+SIGINT and SIGTERM both end the run at once, wherever it is (a stdio call waiting for its reply
+included): the signal raises :class:`RunInterrupted`, a ``KeyboardInterrupt``, which pytest treats as
+an interrupt (it stops the session and tears down), never as a scenario's failure. The report collector
+then writes an INTERRUPTED report with what finished before the signal, and the run's resources kill
+the stdio program instead of asking it to stop (see :mod:`._resources`). A second signal while the run
+tears down is ignored: the teardown is bounded, and interrupting it would leave collections behind.
+
+:class:`InterruptGuard` also keeps an interrupted session's teardown from raising over the interrupt:
+an error while closing after a signal is a warning in the report, not a traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Generator
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from ..reporting._outcomes import OutcomeCollector
+from ._resources import one_line
+
+__all__ = ["InterruptGuard", "RunInterrupted"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was stopped by ``signum`` (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+class InterruptGuard:
+    """A pytest plugin object: turns SIGINT and SIGTERM into one interrupt, and guards the teardown."""
+
+    def __init__(self, outcomes: OutcomeCollector) -> None:
+        self._outcomes = outcomes
+        self._previous: dict[int, Any] = {}
+        self._signalled = False
+
+    def install(self) -> None:
+        """Take SIGINT and SIGTERM, where this is the main thread and nobody else has claimed them."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in _SIGNALS:
+            current = signal.getsignal(signum)
+            if current not in (signal.SIG_DFL, signal.default_int_handler):
+                continue  # an embedding program's own handler (or an ignored signal) stays as it is
+            self._previous[signum] = current
+            signal.signal(signum, self._on_signal)
+
+    def uninstall(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        if self._signalled:
+            return  # already stopping: the bounded teardown finishes, then the run exits
+        self._signalled = True
+        raise RunInterrupted(signum)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self._signalled = True  # a KeyboardInterrupt raised some other way: ignore later signals too
+        # pytest would print where the interrupt landed (a file and line of the kit); the collector's
+        # INTERRUPTED lines say what matters. The terminal reporter keeps it in a private attribute.
+        terminal = self._outcomes.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None and hasattr(terminal, "_keyboardinterrupt_memo"):
+            terminal._keyboardinterrupt_memo = None
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
+        try:
+            return (yield)
+        except Exception as exc:
+            if self._outcomes.interruption is None:
+                raise
+            # The interrupt is the run's story; a finalizer that failed after it is a footnote.
+            self._outcomes.warn(f"after the interrupt, tearing down: {one_line(exc)}")
+            self._outcomes.finish(session)
+            return None
+        finally:
+            self.uninstall()
