@@ -17,11 +17,13 @@ each engine and mode, and the qrels, for anyone's own tools.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from ..boundary._errors import ConformanceError
+from ..boundary._redact import redact, register_secret, register_uri_secrets
 from ._diff import diff_reports, load_report_data
 from ._engines import label, run_matrix
 from ._upgrade_compare import SuiteChanges, UpgradeResult, compare
@@ -123,6 +125,9 @@ def run_upgrade(
     """Run the whole check; return the result and the files written. Bad input raises before any engine."""
     stream = output or sys.stderr
     root = Path(out)
+    for address in (old, new):
+        register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
+    register_secret(os.environ.get("MILVUS_TOKEN"))
     if limit is not None and limit < 1:
         raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
     config = load_upgrade_settings(settings)
@@ -188,12 +193,12 @@ def upgrade_main(args: Any) -> int:
             plots=not args.no_plots,
         )
     except ConformanceError as exc:
-        print(f"rag-conformance upgrade: {exc}", file=sys.stderr)
+        print(redact(f"rag-conformance upgrade: {exc}"), file=sys.stderr)
         return 2
     for line in result.regressions:
-        print(f"regression: {line}")
+        print(redact(f"regression: {line}"))
     for line in result.not_compared:
-        print(f"not compared: {line}")
+        print(redact(f"not compared: {line}"))
     for row in result.metrics:
         if row.metric in ("nDCG@10", "RR"):
             t = row.test

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..boundary._redact import redact
 from ..site._html_parts import esc
 from ..site._templates import CSS, PAGE
 from ._upgrade_compare import UpgradeResult
@@ -293,7 +294,8 @@ def write_reports(result: UpgradeResult, out: Path, *, plots: bool = True) -> li
     data = result.model_dump(mode="json")
     data["exit_code"] = result.exit_code
     paths = [out / "upgrade.json", out / "upgrade.md", out / "upgrade.html"]
-    paths[0].write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    paths[1].write_text(_markdown(result, sections), encoding="utf-8")
-    paths[2].write_text(_html(result, sections), encoding="utf-8")
+    # An engine's or an adapter's message may quote its endpoint: every page passes through redact().
+    paths[0].write_text(redact(json.dumps(data, indent=1)) + "\n", encoding="utf-8")
+    paths[1].write_text(redact(_markdown(result, sections)), encoding="utf-8")
+    paths[2].write_text(redact(_html(result, sections)), encoding="utf-8")
     return paths + [out / name for name in images.values()]
