@@ -250,13 +250,13 @@ def compare(
         not_compared.append(f"conformance suite and engine checks: {suite.why_not}")
     else:
         if len(suite.newly_failing) > tol.newly_failing_scenarios:
-            ids = ", ".join(s["id"] for s in suite.newly_failing[:10])
-            regressions.append(f"{len(suite.newly_failing)} scenarios newly fail on {new_label}: {ids}")
+            regressions.append(
+                f"{len(suite.newly_failing)} scenarios newly fail on {new_label}: {_names(suite.newly_failing)}"
+            )
         if suite.newly_not_applicable:
-            ids = ", ".join(s["id"] for s in suite.newly_not_applicable[:10])
             regressions.append(
                 f"{len(suite.newly_not_applicable)} scenarios that ran on {old_label} are not applicable on "
-                f"{new_label} (the engine lacks what they need): {ids}"
+                f"{new_label} (the engine lacks what they need): {_names(suite.newly_not_applicable)}"
             )
     judged_something = bool(compared_modes) or suite.compared
     cannot_judge = failed or (suite.why_not or "").startswith("NOT JUDGED")
@@ -289,6 +289,12 @@ def compare(
         regressions=regressions,
         verdict=verdict,
     )
+
+
+def _names(rows: Sequence[dict[str, Any]], shown: int = 10) -> str:
+    """The first scenario ids of ``rows``; the table of the report lists them all."""
+    names = ", ".join(s["id"] for s in rows[:shown])
+    return names + (f" and {len(rows) - shown} more (listed below)" if len(rows) > shown else "")
 
 
 def _gate(
