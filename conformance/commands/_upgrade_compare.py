@@ -251,7 +251,8 @@ def compare(
     else:
         if len(suite.newly_failing) > tol.newly_failing_scenarios:
             regressions.append(
-                f"{len(suite.newly_failing)} scenarios newly fail on {new_label}: {_names(suite.newly_failing)}"
+                f"{len(suite.newly_failing)} scenarios newly fail on {new_label}: "
+                f"{_names(suite.newly_failing)}"
             )
         if suite.newly_not_applicable:
             regressions.append(
