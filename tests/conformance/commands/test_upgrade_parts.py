@@ -183,3 +183,36 @@ def test_a_lookup_that_fails_because_the_engine_is_gone_is_an_infrastructure_fai
     assert evaluation.not_run == {}
     assert evaluation.failed is not None
     assert "was lost at query q001" in evaluation.failed
+
+
+def _with_suite(suite: SuiteChanges) -> UpgradeResult:
+    return compare(
+        LABELLED,
+        _evaluation("old"),
+        _evaluation("new"),
+        suite,
+        load_upgrade_settings(None),
+        adapter="reference",
+        interleaved=True,
+        old_label="old",
+        new_label="new",
+    )
+
+
+def test_a_newly_failing_scenario_is_a_regression_even_when_retrieval_is_unchanged() -> None:
+    failing = {"id": "engine-upsert-replaces", "old": "passed", "new": "failed", "message": "two rows kept"}
+    result = _with_suite(SuiteChanges(compared=True, newly_failing=[failing]))
+    assert result.exit_code == 1
+    assert result.regressions == ["1 scenarios newly fail on new: engine-upsert-replaces"]
+    quiet = _with_suite(
+        SuiteChanges(compared=True, newly_passing=[{**failing, "old": "failed", "new": "passed"}])
+    )
+    assert quiet.exit_code == 0
+
+
+def test_a_suite_the_kit_could_not_judge_makes_the_upgrade_not_judged() -> None:
+    result = _with_suite(
+        SuiteChanges(compared=False, why_not="NOT JUDGED: new: not run: engine did not start")
+    )
+    assert result.exit_code == 2
+    assert "conformance suite and engine checks: NOT JUDGED: new: not run" in result.not_compared[0]
