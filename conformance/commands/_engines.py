@@ -76,8 +76,12 @@ def run_matrix(
     report_dir: str | Path = "rqs-engines",
     adapter: str = "reference",
     output: IO[str] | None = None,
+    select: str | None = None,
 ) -> list[EngineColumn]:
-    """Run every scenario on each engine; return one :class:`EngineColumn` per engine, in order."""
+    """Run every scenario on each engine; return one :class:`EngineColumn` per engine, in order.
+
+    ``select`` (a pytest ``-k`` expression) runs only the scenarios it matches, on every engine.
+    """
     out = output or sys.stdout
     root = Path(report_dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -87,7 +91,7 @@ def run_matrix(
         column = EngineColumn(engine)
         print(f"[{label(engine)}] starting", file=out, flush=True)
         try:
-            _run_engine(column, root / _slug(engine), adapter, out)
+            _run_engine(column, root / _slug(engine), adapter, out, select)
         except ConformanceError as exc:
             column.not_run = str(exc)
         except KeyboardInterrupt:
@@ -103,7 +107,9 @@ def run_matrix(
     return columns
 
 
-def _run_engine(column: EngineColumn, directory: Path, adapter: str, out: IO[str]) -> None:
+def _run_engine(
+    column: EngineColumn, directory: Path, adapter: str, out: IO[str], select: str | None = None
+) -> None:
     local = LOCAL_ENGINES.get(column.engine)
     if local is None:
         backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
@@ -112,7 +118,7 @@ def _run_engine(column: EngineColumn, directory: Path, adapter: str, out: IO[str
             with start_engine(column.engine, startup_timeout=10.0) as engine:
                 column.version = engine.server_version()
         column.milvus = column.engine
-        _run_suite(column, directory, adapter)
+        _run_suite(column, directory, adapter, select)
         return
     venv = ensure_venv(local, output=None)  # pip's progress goes to the terminal
     server = LocalServer(local, venv)
@@ -120,18 +126,19 @@ def _run_engine(column: EngineColumn, directory: Path, adapter: str, out: IO[str
         column.version = server.wait_ready()
         print(f"[{column.engine}] {local.about}: {column.version} on {server.uri}", file=out, flush=True)
         column.milvus = f"uri:{server.uri}"
-        _run_suite(column, directory, adapter)
+        _run_suite(column, directory, adapter, select)
     finally:
         server.stop()
 
 
-def _run_suite(column: EngineColumn, directory: Path, adapter: str) -> None:
+def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str | None = None) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     report_path = directory / "report.json"
     report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
     log_path = directory / "run.log"
     command = [sys.executable, "-m", "conformance.commands._engines", "--adapter", adapter]
     command += ["--milvus", str(column.milvus), "--report", str(directory)]
+    command += ["-k", select] if select else []
     with log_path.open("wb") as log:
         try:
             code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS)
@@ -221,8 +228,11 @@ def _child(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--adapter", required=True)
     parser.add_argument("--milvus", required=True)
     parser.add_argument("--report", required=True)
+    parser.add_argument("-k", dest="select", default=None)
     args = parser.parse_args(argv)
-    outcome = run_conformance(args.adapter, milvus=args.milvus, report_dir=args.report, checks="all")
+    outcome = run_conformance(
+        args.adapter, milvus=args.milvus, report_dir=args.report, checks="all", select=args.select
+    )
     return outcome.exit_code
 
 

@@ -1,0 +1,248 @@
+"""The evaluation half of ``rag-conformance upgrade``: the labelled set through the adapter, on two engines.
+
+The judge evaluates through the Protocol, so any implementation is evaluated the same way (the
+reference, an in-process adapter, a stdio program): it embeds the set once, hands the same corpus to one
+adapter instance per engine (``prepare``), and asks every query in each mode (``lookup``) with the same
+settings. The ranking is the accepted blocks the implementation returns, in its order.
+
+Both engines are up at once where they can be (two servers of one fixed-port engine cannot), and the
+queries alternate between them in a random order per query, so that machine load falls on both alike:
+that is the latency sample, as well as the evaluation. Where they cannot run at once, each engine runs
+in turn, and the latency ratio says it was not interleaved.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..adapters._loading import load_adapter
+from ..boundary._decline import NotApplicable
+from ..boundary._errors import ConformanceError
+from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
+from ..engines import Engine, EngineUnavailableError, start_engine
+from ..engines._local import LOCAL_ENGINES, start_local_engine
+from ._engines import label as redacted
+from ._upgrade_data import LabelledSet, embed
+from ._upgrade_settings import Lookup
+
+__all__ = ["EngineEvaluation", "Outcome", "evaluate_engines", "open_engine"]
+
+MODES: tuple[Mode, ...] = ("dense", "hybrid")
+WARM_UP = 2  # lookups per engine and mode before timing: first calls load collections and caches
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One query's answer on one engine in one mode."""
+
+    query_id: str
+    ranking: tuple[str, ...]  # evidence keys of the accepted blocks, in order
+    top_quality: float | None
+    low_quality: bool
+    level: str
+    path: str
+    seconds: float
+
+
+@dataclass
+class EngineEvaluation:
+    """One engine's evaluation: per mode its outcomes, or why the mode did not run there."""
+
+    engine: str
+    version: str = "?"
+    outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
+    not_run: dict[str, str] = field(default_factory=dict)  # mode -> why
+    failed: str | None = None  # the whole engine: why nothing ran
+
+
+def open_engine(address: str) -> Engine:
+    """Start or reach an engine by the address ``rag-conformance engines`` takes (``lite-2.5.1`` too)."""
+    if address in LOCAL_ENGINES:
+        return start_local_engine(address)
+    # A server that does not answer in 10 s is down (as `engines` reads it); a container needs to boot.
+    timeout = 120.0 if address.startswith("container") else 10.0
+    return start_engine(address, startup_timeout=timeout)
+
+
+def _can_overlap(old: str, new: str) -> bool:
+    spec = LOCAL_ENGINES.get(old)
+    return not (old == new and spec is not None and spec.fixed_ports)
+
+
+class _Side:
+    """One engine with its own adapter instance, prepared with the corpus."""
+
+    def __init__(
+        self, address: str, evaluation: EngineEvaluation, adapter: Any, info: Any, engine: Engine
+    ) -> None:
+        self.address = address
+        self.engine = engine
+        self.evaluation = evaluation
+        self.adapter = adapter
+        self.info = info
+
+    def ask(self, request: LookupRequest, query_id: str) -> Outcome | None:
+        mode = request.mode
+        if mode in self.evaluation.not_run or self.evaluation.failed:
+            return None
+        started = time.perf_counter()
+        try:
+            reply = self.adapter.lookup(request)
+        except (Exception, NotApplicable) as exc:
+            first = _first_line(exc)
+            try:
+                self.engine.check_reachable()
+            except EngineUnavailableError as lost:
+                # The engine is gone: an infrastructure problem, never the engine's or the adapter's answer.
+                self.evaluation.failed = f"{redacted(self.address)} was lost at query {query_id}: {lost}"
+                return None
+            self.evaluation.not_run[mode] = f"lookup failed at query {query_id}: {first}"
+            self.evaluation.outcomes.pop(mode, None)
+            return None
+        seconds = time.perf_counter() - started
+        return Outcome(
+            query_id,
+            tuple(dict.fromkeys(b.evidence_key for b in reply.blocks)),
+            reply.top_quality_score,
+            bool(reply.is_low_quality),
+            str(reply.relevance_level),
+            str(reply.path),
+            seconds,
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    """A failure in one line: a decline's reason, or the exception's type and message."""
+    why = str(getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}").strip()
+    return why.splitlines()[0] if why else type(exc).__name__
+
+
+def _corpus(labelled: LabelledSet, vectors: Sequence[tuple[float, ...]]) -> Corpus:
+    return Corpus(
+        name="upgrade",
+        dim=len(vectors[0]) if vectors else 1,
+        chunks=tuple(
+            CorpusChunk(
+                doc_id=c.doc_id,
+                chunk_index=c.chunk_index,
+                text=c.text,
+                vector=v,
+                category=c.category,
+                source_type=c.source_type,
+            )
+            for c, v in zip(labelled.chunks, vectors, strict=True)
+        ),
+    )
+
+
+@contextmanager
+def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> Iterator[_Side]:
+    evaluation = EngineEvaluation(address)
+    engine = stack.enter_context(open_engine(address))
+    evaluation.version = engine.server_version()
+    adapter, info = load_adapter(adapter_spec)
+    stack.callback(adapter.close)
+    for mode in MODES:
+        if not info.supports("lookup", mode):
+            evaluation.not_run[mode] = f"the adapter {info.name} does not declare lookup for mode {mode}"
+    try:
+        adapter.prepare(engine.endpoint, corpus)
+    except (Exception, NotApplicable) as exc:
+        engine.check_reachable()  # an engine that is gone: NOT JUDGED, not the implementation's fault
+        # The engine answers but the implementation cannot hold its corpus there: no mode can run.
+        why = _first_line(exc)
+        for mode in MODES:
+            evaluation.not_run.setdefault(mode, f"prepare failed: {why}")
+    yield _Side(address, evaluation, adapter, info, engine)
+
+
+def evaluate_engines(
+    adapter_spec: str,
+    old: str,
+    new: str,
+    labelled: LabelledSet,
+    lookup: Lookup,
+    *,
+    seed: int = 0,
+    progress: Callable[[str, int], Any] | None = None,
+    output: Any = None,
+) -> tuple[EngineEvaluation, EngineEvaluation, bool]:
+    """Evaluate ``labelled`` on both engines; return both and whether the timing was interleaved."""
+    out = output or sys.stderr
+    print(f"upgrade: embedding {len(labelled.chunks)} chunks and {len(labelled.queries)} queries", file=out)
+    vectors = embed([c.text for c in labelled.chunks])
+    query_vectors = embed([q.text for q in labelled.queries])
+    corpus = _corpus(labelled, vectors)
+    overlap = _can_overlap(old, new)
+    rng = random.Random(seed)
+    if overlap:
+        with ExitStack() as stack:
+            sides = [_start(stack, address, adapter_spec, corpus, out) for address in (old, new)]
+            _ask_all(sides, labelled, query_vectors, lookup, rng, progress)
+        return sides[0].evaluation, sides[1].evaluation, True
+    done = []
+    for address in (old, new):
+        with ExitStack() as stack:
+            side = _start(stack, address, adapter_spec, corpus, out)
+            _ask_all([side], labelled, query_vectors, lookup, rng, progress)
+            done.append(side.evaluation)
+    return done[0], done[1], False
+
+
+def _start(stack: ExitStack, address: str, adapter_spec: str, corpus: Corpus, out: Any) -> _Side:
+    label = redacted(address)
+    print(f"upgrade: starting {label} and preparing the corpus", file=out, flush=True)
+    try:
+        return stack.enter_context(_side(address, adapter_spec, corpus, stack))
+    except ConformanceError:
+        raise
+    except Exception as exc:
+        raise ConformanceError(
+            f"{label}: preparing the evaluation failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _ask_all(
+    sides: list[_Side],
+    labelled: LabelledSet,
+    query_vectors: Sequence[tuple[float, ...]],
+    lookup: Lookup,
+    rng: random.Random,
+    progress: Callable[[str, int], Any] | None,
+) -> None:
+    config = lookup.config()
+    for mode in MODES:
+        requests = [
+            (
+                q.id,
+                LookupRequest(
+                    query_text=q.text,
+                    query_vector=v,
+                    mode=mode,
+                    category=q.category,
+                    retrieve_k=lookup.retrieve_k,
+                    rrf_k=lookup.rrf_k,
+                    config=config,
+                ),
+            )
+            for q, v in zip(labelled.queries, query_vectors, strict=True)
+        ]
+        for side in sides:
+            side.evaluation.outcomes.setdefault(mode, [])
+            for query_id, request in requests[:WARM_UP]:
+                side.ask(request, query_id)  # untimed: a failure here already says the mode cannot run
+        for query_id, request in requests:
+            order = list(sides)
+            rng.shuffle(order)  # who goes first alternates at random, so neither always runs warm
+            for side in order:
+                outcome = side.ask(request, query_id)
+                if outcome is not None and mode in side.evaluation.outcomes:
+                    side.evaluation.outcomes[mode].append(outcome)
+            if progress is not None:
+                progress(mode, len(sides))
