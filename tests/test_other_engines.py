@@ -233,3 +233,31 @@ def test_a_second_milvus_2_3_is_refused_at_once_naming_the_port(tmp_path: Path) 
             LocalServer(spec, tmp_path / "no-venv-needed")  # refused before anything starts
     finally:
         holder.close()
+
+
+# -- the facts the kit tells programs in prepare (docs/engines.md), measured on each engine ------------
+
+
+@pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5"])
+def test_the_engine_facts_prepare_carries_are_what_the_engine_does(engine: str, tmp_path: Path) -> None:
+    from pymilvus import MilvusClient
+
+    from conformance.engines._facts import JSON_LITERAL, engine_facts
+    from tests.engine_facts import PROBED_INDEXES, measured
+
+    uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
+    client = MilvusClient(uri)
+    try:
+        version = client.get_server_version()
+        stated = engine_facts(version)
+        found, literals = measured(client, version=version)
+    finally:
+        client.close()
+    assert stated.engine != "unknown", version
+    for fact in ("hybrid_search", "bm25", "bm25_scores", "filter_templates", "nullable_fields"):
+        assert getattr(found, fact) == getattr(stated, fact), (fact, version)
+    assert set(found.index_types) == set(stated.index_types) & set(PROBED_INDEXES), version
+    # The recipe for category literals: a JSON string finds each category's own chunk, or (where the
+    # engine does not read \n) every category but the one holding a newline.
+    newline = [3] if stated.filter_literals == JSON_LITERAL else []
+    assert literals == {"quotes": [1], "backslash": [2], "newline": newline}, version

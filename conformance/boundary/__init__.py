@@ -10,6 +10,8 @@
 - ``_errors``: the kit's errors, one root, one subclass per phase.
 - ``_redact``: :func:`redact`, the one function every output of the kit passes through, so no
   credential of an engine address (user info, token, password parameters) is ever written.
+- ``_describe``: one request in a few words (operation, seq, deciding fields), for messages about a call;
+- ``_tally``: what a scenario asked (calls per capability, a property's examples), for the report.
 
 The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported
 by :mod:`conformance`.

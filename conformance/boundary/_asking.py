@@ -6,8 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ._describe import describe_call
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
 from ._protocol import Implementation, _real
+from ._tally import count_call
 
 __all__ = ["ask"]
 
@@ -19,12 +21,13 @@ def ask(implementation: Implementation, operation: str, *args: Any, expect: type
     shape as a plain dict is accepted and validated, so adapters may return JSON-like data.
     """
     name = _name(implementation)
+    count_call(operation)  # the scenario's true count of calls, for the report
     try:
         reply = getattr(implementation, operation)(*args)
     except ConformanceError:
         raise
     except Exception as exc:
-        raise AdapterCallError(name, operation, exc) from exc
+        raise AdapterCallError(name, operation, exc, request=describe_call(operation, args)) from exc
     if expect is None:
         return reply
     if isinstance(expect, type) and issubclass(expect, BaseModel):

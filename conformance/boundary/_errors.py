@@ -35,25 +35,58 @@ class EngineAnswerError(EngineError):
 
 
 class AdapterCallError(ConformanceError):
-    """The implementation raised while the kit asked it something. The scenario is ERRORED, not FAILED."""
+    """The implementation raised (in process) or replied with an error (over stdio) while the kit asked
+    it something. The scenario is ERRORED, not FAILED.
 
-    def __init__(self, adapter: str, operation: str, cause: BaseException) -> None:
+    ``answered``: the program sent an error reply and kept serving (a stdio ``{"error": ...}``), which
+    is no crash; the message says "answered an error". ``request`` names the call (its operation, seq
+    and deciding fields) where the adapter knows it.
+    """
+
+    def __init__(
+        self,
+        adapter: str,
+        operation: str,
+        cause: BaseException,
+        *,
+        request: str | None = None,
+        answered: bool = False,
+    ) -> None:
         self.adapter = adapter
         self.operation = operation
         self.cause = cause
-        super().__init__(
-            f"adapter {adapter!r} raised {type(cause).__name__} in {operation}: {cause}; "
-            "the implementation crashed instead of answering, fix it or declare fewer capabilities"
-        )
+        self.request = request
+        self.answered = answered
+        asked = request or operation
+        if answered:
+            text = (
+                f"implementation {adapter!r} answered an error to {asked}: {cause}; the request is valid, "
+                "so answer it (or decline it with skipped, or declare fewer capabilities)"
+            )
+        else:
+            text = (
+                f"adapter {adapter!r} raised {type(cause).__name__} in {asked}: {cause}; "
+                "the implementation raised instead of answering, fix it or declare fewer capabilities"
+            )
+        super().__init__(text)
+
+    def what_happened(self) -> str:
+        """The refusal in a few words, for a FAILED message: ``answered an error to search seq 4 (...):
+        its message`` over stdio, ``raised ValueError: its message`` in process."""
+        if self.answered:
+            return f"answered an error to {self.request or self.operation}: {self.cause}"
+        return f"raised {type(self.cause).__name__}: {self.cause}"
 
 
 class InvalidReplyError(ConformanceError):
     """The implementation answered with something that is not a valid reply for the operation."""
 
-    def __init__(self, adapter: str, operation: str, detail: str) -> None:
+    def __init__(self, adapter: str, operation: str, detail: str, *, request: str | None = None) -> None:
         self.adapter = adapter
         self.operation = operation
-        super().__init__(f"adapter {adapter!r} gave an invalid {operation} reply: {detail}")
+        self.detail = detail
+        self.request = request
+        super().__init__(f"adapter {adapter!r} gave an invalid {request or operation} reply: {detail}")
 
 
 class ImplementationProcessError(ConformanceError):
@@ -64,12 +97,15 @@ class ImplementationProcessError(ConformanceError):
     end of what the process wrote to stderr, with any Milvus token already removed.
     """
 
-    def __init__(self, adapter: str, operation: str, detail: str, stderr_tail: str = "") -> None:
+    def __init__(
+        self, adapter: str, operation: str, detail: str, stderr_tail: str = "", *, request: str | None = None
+    ) -> None:
         self.adapter = adapter
         self.operation = operation
         self.detail = detail
         self.stderr_tail = stderr_tail
-        message = f"implementation {adapter!r} failed during {operation}: {detail}"
+        self.request = request
+        message = f"implementation {adapter!r} failed during {request or operation}: {detail}"
         if stderr_tail:
             message += f"\n--- last lines of its stderr ---\n{stderr_tail}"
         super().__init__(message)

@@ -25,6 +25,7 @@ __all__ = [
     "Corpus",
     "CorpusChunk",
     "Dropped",
+    "EngineFacts",
     "Flag",
     "Hints",
     "Hit",
@@ -272,6 +273,27 @@ class PostProcessReply(Reply):
 # -- Milvus-backed ---------------------------------------------------------------------------------
 
 
+class EngineFacts(Wire):
+    """What the kit knows of the engine behind an endpoint (``docs/engines.md``); None: not known.
+
+    ``version`` is the engine's own (``milvus_lite-3.2.2``, ``v2.5.4``); ``api_level`` the Milvus
+    server line whose API it serves for what the kit uses (``2.5``), which picks a client SDK line.
+    ``filter_literals`` says how to write a category in a filter expression where no template exists.
+    """
+
+    version: str
+    engine: str
+    api_level: str | None = None
+    hybrid_search: bool | None = None
+    bm25: bool | None = None
+    bm25_scores: Literal["non-negative", "non-positive"] | None = None
+    filter_templates: bool | None = None
+    nullable_fields: bool | None = None
+    index_types: tuple[str, ...] = ()
+    filter_literals: str | None = None
+    docs: str = "docs/engines.md"
+
+
 class MilvusEndpoint(Wire):
     """Where the implementation finds Milvus. It must create collections only under the prefix."""
 
@@ -279,6 +301,7 @@ class MilvusEndpoint(Wire):
     token: SecretStr | None = None
     db_name: str | None = None
     collection_prefix: str
+    engine: EngineFacts | None = None  # the kit's facts about the engine, where it knows them
 
 
 class CorpusChunk(Wire):

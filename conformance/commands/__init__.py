@@ -4,7 +4,8 @@
 - ``_runner``: :func:`~conformance.run_conformance`, a thin layer over pytest (``run``).
 - ``_selftest``: the mutation matrix over the miniatures (``selftest``).
 - ``_engines``: the engine matrix, one report per engine (``engines``).
-- ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``).
+- ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``);
+  ``_smoke_edges``: the hard inputs a real run may send, and which the program rejects.
 - ``_clean``: the collections killed kit runs left on an engine, listed and dropped (``clean``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
 - ``_diff``: what newly fails between two reports (``diff``).

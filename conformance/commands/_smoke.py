@@ -1,8 +1,10 @@
-"""``rag-conformance smoke``: the handshake and one call per declared capability, with plain advice.
+"""``rag-conformance smoke``: the handshake, one call per declared capability, then the hard inputs.
 
 Not a verdict on the spec (that is ``rag-conformance run``): it checks that the implementation speaks
 the protocol, strictly (the kit's lines validated, stdout noise an error), and says in plain words
-what to change when it does not.
+what to change when it does not. Then it sends the hard inputs a real run may send (blank queries,
+categories with quotes or newlines, other scripts, long hint lists, the largest k:
+:mod:`._smoke_edges`) and names each one the program rejects, with the request.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..boundary._protocol import (
     WireCandidate,
 )
 from ..stdio._adapter import NotApplicable, StdioAdapter
+from ._smoke_edges import EDGE_CHUNKS, pure_edges, report_edges, store_edges
 
 __all__ = ["ADVICE", "advice_for", "smoke"]
 
@@ -82,6 +85,7 @@ def smoke(
         if info.model_extra:
             say(f"note start: fields the protocol does not define, kept and reported: {_extra(info)}")
         failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
+        failures += report_edges(pure_edges(adapter, info), say) if not info.needs_milvus else 0
         if info.needs_milvus:
             failures += _milvus_calls(adapter, info, milvus, say)
         else:
@@ -146,12 +150,14 @@ _TINY = Corpus(
                     category="storage"),
         CorpusChunk(doc_id="b1", chunk_index=0, text="invoice monthly cycles", vector=_unit(0, 0.2, 1, 0),
                     category="billing"),
+        *EDGE_CHUNKS,
     ),
 )  # fmt: skip
 
 
 def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, say: Say) -> int:
     from ..engines import start_engine
+    from ..engines._facts import engine_facts
 
     say(f"...  starting a Milvus engine ({milvus}) for search and lookup")
     try:
@@ -160,7 +166,10 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
         say(f"FAIL engine: {exc} (this is the kit's side, not the implementation's)")
         return 1
     with engine:
-        if not _check(say, "prepare", lambda: adapter.prepare(engine.endpoint, _TINY)):
+        facts = engine_facts(str(engine.describe().get("version")))
+        say(f"...  engine {facts.version} (Milvus API {facts.api_level or 'unknown'}; see {facts.docs})")
+        endpoint = engine.endpoint.model_copy(update={"engine": facts})
+        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY)):
             return 1
         query = _unit(1, 0.05, 0, 0)
         calls: list[tuple[str, Callable[[], Any]]] = []
@@ -175,6 +184,8 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
                 )
                 calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
         failures = sum(not _check(say, name, call) for name, call in calls)
+        edges = [*pure_edges(adapter, info), *store_edges(adapter, info, query)]
+        failures += report_edges(iter(edges), say)
         # stop drops the implementation's collection, before the engine goes away
         failures += not _check(say, "stop", lambda: adapter.close(strict=True))
         return failures

@@ -11,7 +11,9 @@
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the
   scenarios', in :mod:`conformance.scenarios._fixtures`);
 - what each engine is known to do differently, as data (``expectations/*.toml``, read by
-  ``_expectations``; a scenario they name is a strict expected failure).
+  ``_expectations``; a scenario they name is a strict expected failure);
+- what each engine supports and lacks, told to implementations in ``prepare`` (``_facts``,
+  docs/engines.md).
 
 Nothing here imports the reference, and importing this package starts nothing and loads no pymilvus.
 """

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from ..boundary._asking import ask
 from ..boundary._decline import require_mode
+from ..boundary._describe import describe_call
 from ..boundary._errors import ConformanceError, EngineAnswerError
 from ..boundary._protocol import (
     Implementation,
@@ -71,7 +72,7 @@ class Judge:
 
     def canonicalize_label(self, label: str) -> str:
         answer: str = ask(self.implementation, "canonicalize_label", label, expect=str)
-        self._verdict("canonicalize_label", model.check_label(label, answer))
+        self._verdict("canonicalize_label", model.check_label(label, answer), label)
         return answer
 
     def quality_score(self, request: QualityRequest) -> float:
@@ -81,7 +82,7 @@ class Judge:
         if model.failing(found):
             # Wrong for an alias: is it the alias (right for the canonical label) or the formula itself?
             found = self._attribute(request, found, self._quality_conforms)
-        self._verdict("quality_score", found)
+        self._verdict("quality_score", found, request)
         return answer
 
     def _quality_conforms(self, request: QualityRequest) -> bool:
@@ -93,7 +94,7 @@ class Judge:
         found = self._check_post_process(request, reply)
         if model.failing(found):
             found = self._attribute(request, found, self._post_process_conforms)
-        self._verdict("post_process", found)
+        self._verdict("post_process", found, request)
         return reply
 
     def _post_process_reply(self, request: PostProcessRequest) -> PostProcessReply:
@@ -122,7 +123,7 @@ class Judge:
         reply, calls, found = self._search_checked(request)
         if model.failing(found):
             found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
-        self._verdict("search", found)
+        self._verdict("search", found, request)
         return reply, calls
 
     def _search_checked(
@@ -169,7 +170,7 @@ class Judge:
             found = self._component_faults(request) or self._attribute(
                 request, found, lambda r: not model.failing(self._lookup_checked(r)[2])
             )
-        self._verdict("lookup", found)
+        self._verdict("lookup", found, request)
         return reply, calls
 
     def _lookup_checked(
@@ -349,13 +350,17 @@ class Judge:
         if self._observe is not None:
             self._observe(operation, request, reply)
 
-    def _verdict(self, operation: str, found: Sequence[model.Violation]) -> None:
+    def _verdict(self, operation: str, found: Sequence[model.Violation], asked: Any = None) -> None:
         for v in model.noted(found):
             if v.note() not in self.notes:
                 self.notes.append(v.note())
         failing = model.failing(found)
         if failing:
-            raise model.SpecViolationError(f"{operation} reply", failing)
+            # Name the request (and, over stdio, the seq the program saw): which of a run's calls it was.
+            seq_of = getattr(self.implementation, "seq_of", None)
+            seq = seq_of(asked) if callable(seq_of) and asked is not None else None
+            where = f"the reply to {describe_call(operation, (asked,), seq)}" if asked is not None else None
+            raise model.SpecViolationError(where or f"{operation} reply", failing)
 
     def _note_extras(self, operation: str, reply: BaseModel) -> None:
         extra = sorted(set(_extra_fields(reply)))

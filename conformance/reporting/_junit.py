@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ._report import Report, ScenarioResult, broken_requirements
-from ._scope import requirement_number, requirement_verdict_text
+from ._scope import broken_outside_spec, requirement_number, requirement_verdict_text
 
 __all__ = ["junit_xml", "write_junit"]
 
@@ -59,6 +59,10 @@ def _judged(report: Report) -> dict[str, str | None]:
         "spec_scenarios_judged_in_part": str(tally.partly_judged),
         "spec_scenarios_passed": str(tally.passed),
     }
+    derived = [s for s in report.scenarios if not s.spec_hash and not s.engine_check]
+    for status in ("failed", "errored"):
+        properties[f"derived_scenarios_{status}"] = str(sum(s.status == status for s in derived))
+    properties["broken_outside_spec"] = "; ".join(broken_outside_spec(report.scenarios)) or None
     if report.scope is not None:
         properties["requirements_judged"] = " ".join(report.scope.judged)
         properties["requirements_blocked"] = " ".join(report.scope.blocked)

@@ -25,6 +25,7 @@ import pytest
 from .._version import kit_version
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
+from ..boundary._tally import Tally, tallying
 from ..spec._paths import spec_path
 from ._junit import write_junit
 from ._options import RunOptions
@@ -41,7 +42,7 @@ from ._report import (
     not_judged_report,
     redacted,
 )
-from ._scope import requirement_number, verdict_text
+from ._scope import property_lines, requirement_number, verdict_text
 
 __all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
@@ -104,6 +105,7 @@ class OutcomeCollector:
         self._started = time.monotonic()
         self._running: pytest.Item | None = None
         self._finished = False
+        self._tallies: dict[str, Tally] = {}  # per item: its calls, and a property's examples
         config.stash[self.key] = self
 
     def not_judged(self, reason: str) -> None:
@@ -157,7 +159,10 @@ class OutcomeCollector:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, object]:
         self._running = item  # left set when an interrupt ends the protocol: it says where the run stopped
-        result = yield
+        # Every call the item makes of the implementation (setup's session fixtures included: the
+        # first item needing the corpus sends prepare) and every example a property runs.
+        with tallying(self._tallies.setdefault(item.nodeid, Tally())):
+            result = yield
         self._running = None
         return result
 
@@ -173,6 +178,10 @@ class OutcomeCollector:
             seconds_into_run=round(time.monotonic() - self._started, 1),
             during=None if running is None else (_marker_arg(running, "rqs_id") or running.nodeid),
         )
+
+    def _counts(self, nodeid: str) -> dict[str, Any]:
+        tally = self._tallies.get(nodeid) or Tally()
+        return {"calls": dict(sorted(tally.calls.items())), "examples": tally.examples or 1}
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
@@ -202,6 +211,7 @@ class OutcomeCollector:
             update = {
                 "duration_s": round(duration, 6),
                 "notes": tuple(dict.fromkeys((*previous.notes, *notes))),
+                **self._counts(item.nodeid),
             }
             self.results[item.nodeid] = previous.model_copy(update=update)
             return
@@ -228,6 +238,7 @@ class OutcomeCollector:
             notes=notes,
             # Sorted: pytest-bdd keeps a scenario's tags in a set, so their order follows the hash seed.
             needs=tuple(sorted({str(m.args[0]) for m in item.iter_markers("rqs_needs") if m.args})),
+            **self._counts(item.nodeid),
         )
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Any) -> None:
@@ -327,6 +338,8 @@ class OutcomeCollector:
             terminalreporter.section("rag-retrieval-quality-score conformance")
             for line in format_table(self.report).splitlines():
                 terminalreporter.write_line(line)
+            for line in self._property_counts():
+                terminalreporter.write_line(line)
             hint = self._replay_hint()
             if hint:
                 terminalreporter.write_line(hint)
@@ -350,6 +363,11 @@ class OutcomeCollector:
             terminalreporter.write_line(f"warning: {more} more in report.json", yellow=True)
         if self.report_dir is not None:
             terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
+
+    def _property_counts(self) -> list[str]:
+        assert self.report is not None
+        stats = bool(self.config.getoption("hypothesis_show_statistics", default=False))
+        return property_lines(self.report.scenarios, self._properties, statistics_asked=stats)
 
     def _replay_hint(self) -> str | None:
         """How to replay a broken property scenario, as a command that works when copied."""

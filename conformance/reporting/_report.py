@@ -34,11 +34,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
 from ..boundary._redact import redact
 from ._scope import (
+    derived_line,
     missing_capabilities,
     requirement_number,
     requirement_verdict_text,
@@ -107,7 +108,11 @@ class ScenarioResult(_Model):
     derived: bool = False
     engine_check: bool = False
     spec_hash: str | None = None
+    # An outline's examples, or a property's generated examples (every one run, shrinking's included).
     examples: int = 1
+    # The calls the scenario made of the implementation, by capability (``quality``, ``search``, ...;
+    # ``prepare`` apart), counted where the kit asks (the kit's own statistics of a property run).
+    calls: dict[str, int] = Field(default_factory=dict)
     duration_s: float = 0.0
     broken_requirements: tuple[str, ...] = ()
     broken_numbers: tuple[str, ...] = ()  # the same requirements by number (R1 ...), where they have one
@@ -237,7 +242,8 @@ def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
         merged.append(
             worst.model_copy(
                 update={
-                    "examples": len(group),
+                    "examples": sum(r.examples for r in group),
+                    "calls": _summed(r.calls for r in group),
                     "duration_s": round(sum(r.duration_s for r in group), 6),
                     "broken_requirements": _union(r.broken_requirements for r in failing),
                     "rules": _union(r.rules for r in failing),
@@ -246,6 +252,14 @@ def merge_examples(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
             )
         )
     return merged
+
+
+def _summed(parts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in parts:
+        for capability, n in part.items():
+            total[capability] = total.get(capability, 0) + n
+    return total
 
 
 def _union(parts: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -469,6 +483,9 @@ def format_table(report: Report) -> str:
             + (f", {tally.failed} failed" if tally.failed else "")
             + (f", {tally.not_selected} not selected (-k)" if tally.not_selected else "")
         )
+    derived = derived_line(report.scenarios) if report.interruption is None else None
+    if derived:
+        lines.append(derived)
     lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:

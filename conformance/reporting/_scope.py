@@ -33,8 +33,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JUDGED_STATUSES",
+    "broken_outside_spec",
     "capabilities_text",
+    "derived_line",
     "missing_capabilities",
+    "property_lines",
     "requirement_label",
     "requirement_number",
     "requirement_verdict_text",
@@ -86,6 +89,72 @@ def spec_counts(scenarios: Iterable[ScenarioResult], unselected: Iterable[str] =
     return counts
 
 
+def broken_outside_spec(scenarios: Iterable[ScenarioResult]) -> list[str]:
+    """What broke outside the spec's own scenarios, in the words the verdict and the table use:
+    ``4 derived scenarios of R5 failed``, ``1 derived scenario of R3 errored``, ``2 engine checks
+    failed``. A failure counts under the requirements it broke (as the requirement table counts it), an
+    error under its scenario's own requirement."""
+    groups: dict[tuple[str, str], tuple[list[int], set[str]]] = {}
+    for result in scenarios:
+        if result.spec_hash or result.status not in _BROKEN:
+            continue
+        kind = "engine check" if result.engine_check else "derived scenario"
+        where = result.broken_requirements if result.status == "failed" else ()
+        count, labels = groups.setdefault((kind, result.status), ([0], set()))
+        count[0] += 1
+        labels.update(requirement_label(r) for r in where or (result.requirement_id,))
+    parts = []
+    for (kind, status), (count, labels) in sorted(
+        groups.items(), key=lambda g: (g[0][0] != "derived scenario", g[0][1])
+    ):
+        n = count[0]
+        of = "" if kind == "engine check" else f" of {_join(sorted(labels, key=_label_order))}"
+        parts.append(f"{n} {kind}{'s' * (n != 1)}{of} {status}")
+    return parts
+
+
+def derived_line(scenarios: Iterable[ScenarioResult]) -> str | None:
+    """The table's line for the derived scenarios, counted apart from the spec's: ``derived scenarios:
+    16 of 30 judged, 15 passed, 1 failed``; None in a run without any."""
+    derived = [r for r in scenarios if not r.spec_hash and not r.engine_check]
+    if not derived:
+        return None
+    judged = [r for r in derived if r.status in JUDGED_STATUSES]
+    counts = [
+        f"{len(judged)} of {len(derived)} judged",
+        f"{sum(r.status == 'passed' for r in judged)} passed",
+    ]
+    counts += [
+        f"{n} {status}" for status in ("failed", "errored") if (n := sum(r.status == status for r in derived))
+    ]
+    return f"derived scenarios: {', '.join(counts)}"
+
+
+def property_lines(
+    scenarios: Iterable[ScenarioResult], properties: Iterable[str], *, statistics_asked: bool = False
+) -> list[str]:
+    """Per property scenario that ran, the examples it ran and its calls: the kit's own statistics
+    (pytest and ``--hypothesis-show-statistics`` see one test each, not the examples inside it)."""
+    ids = set(properties)
+    shown = [r for r in scenarios if r.id in ids and r.status not in ("not_applicable", "skipped")]
+    if not shown:
+        return []
+    lines = ["property scenarios (examples run; calls of the implementation by capability):"]
+    if statistics_asked:
+        lines[0] += (
+            " these replace --hypothesis-show-statistics, which sees one test per scenario and "
+            "not the Hypothesis run inside it"
+        )
+    for r in shown:
+        calls = ", ".join(f"{capability} {n}" for capability, n in r.calls.items()) or "none"
+        lines.append(f"  {r.id}: {r.examples} example{'s' * (r.examples != 1)}; {calls}")
+    return lines
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    return (0, f"{int(label[1:]):03d}") if label[:1] == "R" and label[1:].isdigit() else (1, label)
+
+
 def missing_capabilities(scenarios: Iterable[ScenarioResult], declared: Sequence[str]) -> list[str]:
     """What the not-applicable scenarios among ``scenarios`` need that ``declared`` lacks, in the
     capabilities' order."""
@@ -121,6 +190,10 @@ def verdict_text(report: Report) -> str:
     ``CONFORMS (pure capabilities: 7 of 12 spec scenarios judged, 1 more in part; R2, R6 not judged:
     their scenarios need search, lookup)``; ``CONFORMS (every capability: 12 of 12 spec scenarios
     judged)``. A run that judged nothing reads ``NOT JUDGED`` with its reason elsewhere.
+
+    A run that does not conform says what failed, spec scenarios and the others counted apart:
+    ``DOES NOT CONFORM (every capability: 12 of 12 spec scenarios judged, 12 passed; 4 derived
+    scenarios of R5 failed)``, so a verdict never reads as contradicting its own counts.
     """
     if report.interruption is not None:  # stopped from outside: what finished is no judgement
         n = len(report.scenarios)
@@ -136,6 +209,8 @@ def verdict_text(report: Report) -> str:
     parts = []
     if tally.total:
         spec = f"{tally.judged} of {tally.total} spec scenarios judged"
+        if report.verdict == "DOES NOT CONFORM":  # say what failed in the counts the table prints
+            spec += f", {tally.passed} passed"
         if tally.partly_judged:
             spec += f", {tally.partly_judged} more in part"
         if tally.failed:
@@ -143,6 +218,7 @@ def verdict_text(report: Report) -> str:
         if tally.not_selected:
             spec += f", {tally.not_selected} not selected (-k)"
         parts.append(spec)
+    parts += broken_outside_spec(report.scenarios)
     # By number: a version-1 report has no numbers stored, its requirement ids have them.
     rows = [(n, r) for r in report.requirements if (n := requirement_number(r.requirement_id))]
     blocked = [(n, r) for n, r in rows if r.verdict == "BLOCKED"]

@@ -33,6 +33,7 @@ from ..boundary._protocol import Implementation, ImplementationInfo
 from ..corpus._knowledge_base import KnowledgeBase
 from ..corpus._scenario_corpus import ScenarioCorpus, build_corpus
 from ..engines._expectations import ExpectationError, load_expectations, shipped_files
+from ..engines._facts import engine_facts
 from ..judging._advice import Advisor
 from ..judging._judge import Judge
 from ..judging._oracle import MilvusOracle
@@ -140,9 +141,11 @@ def rqs_recorder(pytestconfig: pytest.Config, rqs_engine: Any) -> Iterator[Recor
 @pytest.fixture(scope="session")
 def rqs_adapter_endpoint(rqs_engine: Any, rqs_recorder: RecordingProxy) -> MilvusEndpoint:
     """Where the implementation finds Milvus: the engine's endpoint, reached through the proxy (the
-    kit's own oracle connects directly, so the record holds the implementation's calls only)."""
+    kit's own oracle connects directly, so the record holds the implementation's calls only), with
+    what the kit knows of the engine (its version, API level, what it lacks: ``docs/engines.md``)."""
     endpoint: MilvusEndpoint = rqs_engine.endpoint
-    return endpoint.model_copy(update={"uri": rqs_recorder.uri})
+    facts = engine_facts(str(rqs_engine.describe().get("version")))
+    return endpoint.model_copy(update={"uri": rqs_recorder.uri, "engine": facts})
 
 
 # -- the corpus and the oracle -----------------------------------------------------------------------

@@ -16,8 +16,8 @@ __all__ = ["badge", "badge_message"]
 def badge_message(report: Report) -> str:
     """``12/12 passed``; ``7/12 passed, 5 not judged`` for a run on part of the spec (the spec scenarios
     judged in part count as not judged here: the verdict text says "1 more in part"); ``9/12 passed,
-    3 failed``; ``not judged`` for a run that judged nothing, ``interrupted`` for one stopped by a
-    signal."""
+    3 failed``; ``12/12 passed, 4 derived failed`` when only derived scenarios failed; ``not judged`` for
+    a run that judged nothing, ``interrupted`` for one stopped by a signal."""
     tally = report.judged_spec()
     if report.verdict == "INTERRUPTED":
         return "interrupted"
@@ -28,6 +28,17 @@ def badge_message(report: Report) -> str:
         parts.append(f"{tally.failed} failed")
     if tally.not_judged:
         parts.append(f"{tally.not_judged} not judged")
+    # What broke outside the spec's scenarios, counted apart, so a red badge never reads "12/12 passed"
+    # alone (the verdict text names their requirements).
+    for kind, engine_check in (("derived", False), ("engine checks", True)):
+        for status in ("failed", "errored"):
+            n = sum(
+                1
+                for s in report.scenarios
+                if not s.spec_hash and s.engine_check is engine_check and s.status == status
+            )
+            if n:
+                parts.append(f"{n} {kind} {status}")
     return ", ".join(parts)
 
 

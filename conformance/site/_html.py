@@ -179,6 +179,9 @@ def _scenario_results(scenario_id: str | None, columns: Sequence[Column]) -> str
         cell = status_pill(result)
         if result is not None and result.examples > 1:
             cell += f'<span class="sub">{result.examples} examples</span>'
+        if result is not None and result.calls:  # what it asked: a property's calls are many
+            asked = ", ".join(f"{n} {esc(capability)}" for capability, n in result.calls.items())
+            cell += f'<span class="sub">calls: {asked}</span>'
         message = ""
         if result is not None and result.status == "failed" and result.broken_requirements:
             first = esc(result.broken_requirements[0])

@@ -24,11 +24,13 @@ import os
 import shlex
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..boundary._decline import NotApplicable
+from ..boundary._describe import describe_request
 from ..boundary._errors import (
     AdapterCallError,
     AdapterLoadError,
@@ -56,6 +58,7 @@ __all__ = ["NotApplicable", "StdioAdapter"]
 _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
 _NOISE_PER_CALL = 200  # non-reply stdout lines skipped while waiting for one reply
+_SEQS_KEPT = 64  # the last requests whose seq a message may name (seq_of)
 _NOISE_REPORTED = 20  # distinct noise lines listed as warnings; then one line says there were more
 # Which capability a call serves: the restart limit counts per capability. prepare serves search and
 # lookup, so when it is given up on, so are they.
@@ -118,6 +121,7 @@ class StdioAdapter:
         self._on_warning = on_warning
         self._noise_seen: set[str] = set()
         self._prepared: tuple[MilvusEndpoint, Corpus] | None = None
+        self._sent: deque[tuple[Any, int]] = deque(maxlen=_SEQS_KEPT)  # (request object, its seq)
         self._child_prepared = False
         self._failures: dict[str, int] = {}
         self._given_up: dict[str, str] = {}  # capability -> the shared reason its calls now get
@@ -203,6 +207,14 @@ class StdioAdapter:
         if child is not None:
             child.kill()
 
+    def seq_of(self, request: Any) -> int | None:
+        """The ``seq`` this very request object (or label) was last sent with, among the last few: the
+        judge names it in a FAILED message, so a team finds the line in its own trace."""
+        for sent, seq in reversed(self._sent):
+            if sent is request:
+                return seq
+        return None
+
     # -- machinery ---------------------------------------------------------------------------------
 
     def _call(self, operation: str, **fields: Any) -> Any:
@@ -266,14 +278,16 @@ class StdioAdapter:
         self._seq += 1
         seq = self._seq
         line = self._codec.encode(operation, seq, fields)
+        asked = describe_request(operation, seq, fields)
+        if "request" in fields or "label" in fields:
+            self._sent.append((fields.get("request", fields.get("label")), seq))
         try:
             child.send(line)
             reply = self._read_reply(child, operation, seq, timeout)
         except ProcessGoneError as gone:
             self._lost(child)
-            raise self._process_error(
-                child, operation, f"the process exited (code {gone.returncode}) before replying", "exited"
-            ) from None
+            detail = f"the process exited (code {gone.returncode}) before replying: it crashed"
+            raise self._process_error(child, operation, detail, "exited", asked) from None
         except ReplyTimeoutError:
             self._lost(child)
             raise self._process_error(
@@ -282,13 +296,19 @@ class StdioAdapter:
                 f"no reply within {timeout:g} s; the process was "
                 "killed (raise --adapter-timeout if it is just slow)",
                 "timeout",
+                asked,
             ) from None
         except InvalidReplyError as invalid:
-            if getattr(invalid, "problem", None) in _UNREADABLE:
+            problem = getattr(invalid, "problem", None)
+            detail = getattr(invalid, "detail", str(invalid))
+            if problem in _UNREADABLE:
                 self._lost(child)  # out of step with the kit: start afresh for the next call
-            raise
+                detail += "; the kit cannot read on from here: a crash, the program is restarted"
+            error = InvalidReplyError(self.rqs_name, operation, detail, request=asked)
+            error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
+            raise error from None
         if isinstance(reply, RemoteError):
-            raise AdapterCallError(self.rqs_name, operation, reply)
+            raise AdapterCallError(self.rqs_name, operation, reply, request=asked, answered=True)
         return reply
 
     def _read_reply(self, child: ChildProcess, operation: str, seq: int, timeout: float) -> Any:
@@ -303,7 +323,7 @@ class StdioAdapter:
                 if getattr(invalid, "problem", None) not in _NOISE or operation == "start":
                     raise
                 if self.strict_stdout:
-                    invalid.args = (f"{invalid} (--strict-stdout)",)
+                    invalid.detail = f"{invalid.detail} (--strict-stdout)"
                     raise
                 skipped += 1
                 if skipped > _NOISE_PER_CALL:
@@ -355,10 +375,10 @@ class StdioAdapter:
             self._child_prepared = False
 
     def _process_error(
-        self, child: ChildProcess, operation: str, detail: str, problem: str
+        self, child: ChildProcess, operation: str, detail: str, problem: str, request: str | None = None
     ) -> ImplementationProcessError:
         tail = self._codec.scrub(child.stderr_tail())
-        error = ImplementationProcessError(self.rqs_name, operation, detail, tail)
+        error = ImplementationProcessError(self.rqs_name, operation, detail, tail, request=request)
         error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
         return error
 

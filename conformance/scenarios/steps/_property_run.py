@@ -26,6 +26,7 @@ from ...boundary._protocol import (
     QualityRequest,
     WireCandidate,
 )
+from ...boundary._tally import count_example
 from ...judging._attribution import ALIASES, reattribute
 from ...judging._judge import Judge
 from ...judging._spec_model import SpecViolationError, top_readings
@@ -85,6 +86,7 @@ class PropertyRun:
         @seed(self.seed)
         @given(**strategies)
         def prop(**values: Any) -> None:
+            count_example()  # every example run, shrinking's included: the report's true count
             try:
                 body(**values)
             except SpecViolationError as exc:
@@ -165,7 +167,7 @@ def quality(judge: Judge, request: QualityRequest) -> float:
     try:
         return judge.quality_score(request)
     except AdapterCallError as exc:
-        raise AssertionError(f"the normalizer raised {type(exc.cause).__name__}: {exc.cause}") from None
+        raise AssertionError(f"the normalizer {exc.what_happened()}") from None
 
 
 def post(
@@ -178,7 +180,7 @@ def post(
     try:
         return judge.post_process(request)
     except AdapterCallError as exc:
-        raise AssertionError(f"post-process raised {type(exc.cause).__name__}: {exc.cause}") from None
+        raise AssertionError(f"post-process {exc.what_happened()}") from None
 
 
 def shown(blocks: Sequence[Block]) -> str:

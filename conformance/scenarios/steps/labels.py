@@ -64,7 +64,7 @@ def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
     try:
         answer = rqs_judge.canonicalize_label(legacy_label)
     except AdapterCallError as exc:
-        cause = f"{type(exc.cause).__name__}: {exc.cause}"
+        cause = exc.what_happened()
         raise violation("canonical-label", item, repr(canonical), cause).fail() from None
     expect(answer == canonical, "canonical-label", item, repr(canonical), repr(answer))
 
@@ -78,7 +78,7 @@ def _(rqs_judge: Judge, legacy_label: str, canonical: str) -> None:
         try:
             answer = rqs_judge.quality_score(request)
         except AdapterCallError as exc:
-            cause = f"{type(exc.cause).__name__}: {exc.cause}"
+            cause = exc.what_happened()
             raise violation("alias-quality", item, f"{expected!r}", cause).fail() from None
         expect(
             close(answer, expected), "alias-quality", item, f"{expected!r} (as {canonical!r})", repr(answer)

@@ -112,7 +112,11 @@ def test_badges_count_spec_scenarios_and_turn_red_on_failure(site: Path) -> None
         "message": "12/12 passed",
         "color": "brightgreen",
     }
-    assert badges["reference-uri-milvus_lite-2.5.1.json"]["message"] == "7/12 passed, 5 failed"
+    # The derived scenarios that errored are counted apart, as the verdict counts them.
+    assert (
+        badges["reference-uri-milvus_lite-2.5.1.json"]["message"]
+        == "7/12 passed, 5 failed, 4 derived errored"
+    )
     assert badges["reference-uri-milvus_lite-2.5.1.json"]["color"] == "red"
 
 
@@ -203,3 +207,19 @@ def test_every_result_is_shown_on_its_requirement_page(site: Path) -> None:
         assert f'id="{result.id}"' in page, (result.requirement_id, result.id)
     index = _text((site / "index.html").read_text(encoding="utf-8"))
     assert "results name scenarios these feature files do not have" not in index
+
+
+def test_a_property_scenario_shows_its_examples_and_calls(tmp_path: Path) -> None:
+    report = _report(LITE3)
+    counted = [
+        s.model_copy(update={"examples": 100, "calls": {"post_process": 100, "quality": 529}})
+        if s.id == "prop-caps-hold-and-keep-the-best-ranks"
+        else s
+        for s in report.scenarios
+    ]
+    path = tmp_path / "counted.json"
+    path.write_text(report.model_copy(update={"scenarios": tuple(counted)}).model_dump_json())
+    build_site([path], tmp_path / "site")
+    page = _text((tmp_path / "site" / "rank-order.html").read_text(encoding="utf-8"))
+    assert "100 examples" in page
+    assert "calls: 100 post_process, 529 quality" in page

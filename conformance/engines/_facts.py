@@ -1,0 +1,94 @@
+"""What each engine the kit starts supports and lacks, told to the implementation in ``prepare``.
+
+A team in another language meets the engine through its own SDK: it needs the Milvus API level (to pick
+an SDK line), whether filter templates exist (or how to write a category literal), whether nullable
+fields do, and the sign of BM25 scores. The facts below were measured on this machine's engines
+(``tests/conformance/engines/test_engine_facts.py`` checks each one against the running engine);
+``docs/engines.md`` is their page. A server reached by URI is described from its reported version,
+by the server's documented behaviour of that line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..boundary._protocol import EngineFacts
+
+__all__ = ["ESCAPED_LITERAL", "JSON_LITERAL", "engine_facts"]
+
+JSON_LITERAL = (
+    'write the category as a JSON string in double quotes (category == "..."): backslash, double quote '
+    'and newline escaped as \\\\, \\" and \\n (JSON.stringify, json.dumps, Gson); a single quote needs none'
+)
+ESCAPED_LITERAL = (
+    'write the category in double quotes with backslash and double quote escaped (\\\\ and \\"); this '
+    "engine does not read \\n as a newline (such a filter matches nothing), and a raw newline does not "
+    "parse: a category holding a newline cannot be matched by a literal here"
+)
+_ALL_SERVER_INDEXES = ("FLAT", "IVF_FLAT", "IVF_SQ8", "IVF_PQ", "HNSW", "SCANN", "DISKANN", "AUTOINDEX")
+
+
+def _lite3(version: str) -> EngineFacts:
+    return EngineFacts(
+        version=version,
+        engine="milvus-lite-3",
+        api_level="2.5",
+        hybrid_search=True,
+        bm25=True,
+        bm25_scores="non-positive",  # negated: the best match has the most negative score
+        filter_templates=False,
+        nullable_fields=True,
+        # Every name is accepted, and its build parameters ignored: the search is exact whatever it says.
+        index_types=_ALL_SERVER_INDEXES,
+        filter_literals=JSON_LITERAL,
+        docs="docs/engines.md#milvus-lite-3x",
+    )
+
+
+def _lite251(version: str) -> EngineFacts:
+    return EngineFacts(
+        version=version,
+        engine="milvus-lite-2.5",
+        api_level="2.5",
+        hybrid_search=True,
+        bm25=True,
+        bm25_scores="non-negative",
+        filter_templates=False,
+        nullable_fields=False,
+        index_types=("FLAT", "IVF_FLAT", "AUTOINDEX"),
+        filter_literals=ESCAPED_LITERAL,
+        docs="docs/engines.md#milvus-lite-251",
+    )
+
+
+def _server(version: str, line: tuple[int, int]) -> EngineFacts:
+    modern = line >= (2, 5)
+    return EngineFacts(
+        version=version,
+        engine="milvus-server",
+        api_level=f"{line[0]}.{line[1]}",
+        hybrid_search=line >= (2, 4),
+        bm25=modern,
+        bm25_scores="non-negative" if modern else None,
+        filter_templates=modern,
+        nullable_fields=modern,
+        index_types=_ALL_SERVER_INDEXES,
+        filter_literals=JSON_LITERAL,  # measured on 2.3.5, the oldest line the kit starts
+        docs="docs/engines.md#milvus-235" if line == (2, 3) else "docs/engines.md#a-server-by-uri",
+    )
+
+
+_LINE = re.compile(r"v?(\d+)\.(\d+)")
+
+
+def engine_facts(version: str) -> EngineFacts:
+    """The facts of the engine that reports ``version`` (``milvus_lite-3.2.2``, ``milvus_lite-2.5.1``,
+    ``v2.3.5-lite``, ``v2.5.4``); for a version the kit does not know, what the version alone says."""
+    if version.startswith("milvus_lite-3."):
+        return _lite3(version)
+    if version.startswith("milvus_lite-2."):
+        return _lite251(version)
+    match = _LINE.match(version)
+    if match is None:
+        return EngineFacts(version=version, engine="unknown")
+    return _server(version, (int(match.group(1)), int(match.group(2))))
