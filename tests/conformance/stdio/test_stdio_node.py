@@ -36,7 +36,7 @@ def _npm_ready(folder: Path) -> str | None:
     )
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        if not (folder / "node_modules" / "@zilliz" / "milvus2-sdk-node").is_dir():
+        if _locked_sdk(folder) != _present_sdk(folder):  # missing, or a checkout's older install
             done = subprocess.run(
                 [npm, "ci", "--no-audit", "--no-fund"],
                 cwd=folder,
@@ -47,6 +47,16 @@ def _npm_ready(folder: Path) -> str | None:
             if done.returncode != 0:
                 return f"npm ci failed in {folder} (no registry access?): {done.stderr.strip()[-500:]}"
     return None
+
+
+def _locked_sdk(folder: Path) -> str | None:
+    lock = json.loads((folder / "package-lock.json").read_text())
+    return lock.get("packages", {}).get("node_modules/@zilliz/milvus2-sdk-node", {}).get("version")
+
+
+def _present_sdk(folder: Path) -> str | None:
+    installed = folder / "node_modules" / "@zilliz" / "milvus2-sdk-node" / "package.json"
+    return json.loads(installed.read_text()).get("version") if installed.is_file() else None
 
 
 def _installed_sdk(script_dir: Path) -> str:
