@@ -70,12 +70,12 @@ class Judge:
     # -- pure capabilities ---------------------------------------------------------------------------
 
     def canonicalize_label(self, label: str) -> str:
-        answer: str = ask(self.implementation, "canonicalize_label", label, expect=str)
+        answer: str = ask(self.implementation, "canonicalize_label", label)
         self._verdict("canonicalize_label", model.check_label(label, answer))
         return answer
 
     def quality_score(self, request: QualityRequest) -> float:
-        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        answer: float = ask(self.implementation, "quality_score", request)
         self._seen("quality_score", request, answer)
         found = model.check_quality(request, answer)
         if model.failing(found):
@@ -85,7 +85,7 @@ class Judge:
         return answer
 
     def _quality_conforms(self, request: QualityRequest) -> bool:
-        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        answer: float = ask(self.implementation, "quality_score", request)
         return not model.failing(model.check_quality(request, answer))
 
     def post_process(self, request: PostProcessRequest) -> PostProcessReply:
@@ -97,7 +97,7 @@ class Judge:
         return reply
 
     def _post_process_reply(self, request: PostProcessRequest) -> PostProcessReply:
-        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        reply: PostProcessReply = ask(self.implementation, "post_process", request)
         self._note_extras("post_process", reply)
         self._seen("post_process", request, reply)
         return reply
@@ -110,7 +110,7 @@ class Judge:
         )
 
     def _post_process_conforms(self, request: PostProcessRequest) -> bool:
-        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        reply: PostProcessReply = ask(self.implementation, "post_process", request)
         return not model.failing(self._check_post_process(request, reply))
 
     # -- Milvus-backed -------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class Judge:
         self, request: SearchRequest
     ) -> tuple[SearchReply, tuple[Any, ...], list[model.Violation]]:
         with self._recording() as calls:
-            reply: SearchReply = ask(self.implementation, "search", request, expect=SearchReply)
+            reply: SearchReply = ask(self.implementation, "search", request)
         self._note_extras("search", reply)
         self._seen("search", request, reply)
         oracle = self._need_oracle()
@@ -177,12 +177,16 @@ class Judge:
         self, request: LookupRequest
     ) -> tuple[LookupReply, tuple[Any, ...], list[model.Violation]]:
         with self._recording() as calls:
-            reply: LookupReply = ask(self.implementation, "lookup", request, expect=LookupReply)
+            reply: LookupReply = ask(self.implementation, "lookup", request)
         self._note_extras("lookup", reply)
         self._seen("lookup", request, reply)
         oracle = self._need_oracle()
         truth = lookup_truth(oracle, request)
-        low = own_low_quality(self, request, truth) if request.category is not None else None
+        low = (
+            own_low_quality(self.implementation, self.info, request, truth)
+            if request.category is not None
+            else None
+        )
         found = model.check_lookup(request, reply, truth, low=low)
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_lookup_fusions(request, reply, found, low)
@@ -225,7 +229,7 @@ class Judge:
             ask_request = PostProcessRequest(
                 candidates=attempt.candidates, hints=request.hints, config=request.config
             )
-            reply = ask(self.implementation, "post_process", ask_request, expect=PostProcessReply)
+            reply = ask(self.implementation, "post_process", ask_request)
             faults = model.failing(self._check_post_process(ask_request, reply))
             if faults:
                 faults = self._attribute(ask_request, faults, self._post_process_conforms)
@@ -264,12 +268,12 @@ class Judge:
         try:
             with self._recording() as calls:
                 if self.info.supports("search", "hybrid"):
-                    ask(self.implementation, "search", search, expect=SearchReply)
+                    ask(self.implementation, "search", search)
                 elif self.info.supports("lookup", "hybrid"):
                     lookup = LookupRequest(
                         query_text=question.text, query_vector=question.vector, mode="hybrid"
                     )
-                    ask(self.implementation, "lookup", lookup, expect=LookupReply)
+                    ask(self.implementation, "lookup", lookup)
                 else:
                     return None
         except ConformanceError:
@@ -300,7 +304,7 @@ class Judge:
             return None
 
         def normalizer(request: QualityRequest) -> float:
-            answer: float = ask(self.implementation, "quality_score", request, expect=float)
+            answer: float = ask(self.implementation, "quality_score", request)
             return answer
 
         return normalizer
