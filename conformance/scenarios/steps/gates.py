@@ -17,7 +17,6 @@ from ...judging._spec_model import QUALITY_TOLERANCE, expect
 from ._tables import describe_blocks, hint_matches, hints_from_table, yes_no
 from .postprocess import run_post_process
 
-_HIGH_LEVELS = frozenset({"PRECISE", "HIGHLY_RELEVANT"})
 _HINT_RUNS = ("no hints", "hints no candidate contains", "hints every candidate contains")
 
 
