@@ -19,10 +19,10 @@ import pytest
 
 from .reporting._outcomes import OutcomeCollector
 from .scenarios import PLUGIN_MODULES
+from .scenarios._bdd_step_cache import install as install_step_lookup_cache
 from .scenarios._engine_watch import EngineWatch
 from .scenarios._profiles import PROFILE_ENV, PROPERTY_PROFILES
 from .scenarios._resources import RunResources
-from .scenarios._step_lookup import install as install_step_lookup_cache
 from .scenarios._suite import SUITE_DIR
 
 GROUP = "rag-conformance"

@@ -85,7 +85,7 @@ class EngineWatch:
             return
         info = self._resources.info
         if info is not None and not all(info.supports(need) for need in _needs(item)):
-            return  # NOT APPLICABLE says more than NOT JUDGED: the capability gate says it
+            return  # NOT APPLICABLE says more than NOT JUDGED: the capability check says it
         pytest.skip(NOT_JUDGED_PREFIX + lost)
 
     def _blame(self, item: pytest.Item, exc: BaseException) -> None:

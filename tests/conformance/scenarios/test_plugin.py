@@ -1,4 +1,4 @@
-"""The plugin end to end on a miniature feature: tags, capability gate, statuses, report, JUnit."""
+"""The plugin end to end on a miniature feature: tags, capability check, statuses, report, JUnit."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.scenarios import _step_lookup
+from conformance.scenarios import _bdd_step_cache
 
-SUITE_FILE = Path(_step_lookup.__file__).resolve().parent / "_suite" / "test_features.py"
+SUITE_FILE = Path(_bdd_step_cache.__file__).resolve().parent / "_suite" / "test_features.py"
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _counting_original(calls: list[tuple[str, Path]]):
 
 def test_suite_nodes_are_answered_once_per_step_and_other_nodes_every_time(tmp_path: Path) -> None:
     calls: list[tuple[str, Path]] = []
-    cached = _step_lookup._cached(_counting_original(calls))
+    cached = _bdd_step_cache._cached(_counting_original(calls))
     manager = FixtureManager()
     given, when = Step("given", "a result"), Step("when", "a result")
     for _ in range(3):
@@ -77,7 +77,7 @@ def test_suite_nodes_are_answered_once_per_step_and_other_nodes_every_time(tmp_p
 
 def test_a_new_session_asks_pytest_only_for_the_definitions_found_before() -> None:
     calls: list[tuple[str, Path]] = []
-    cached = _step_lookup._cached(_counting_original(calls))
+    cached = _bdd_step_cache._cached(_counting_original(calls))
     given = Step("given", "a result")
     list(cached(given, FixtureManager(), Node(SUITE_FILE)))
     later = FixtureManager()
@@ -89,7 +89,7 @@ def test_a_new_session_asks_pytest_only_for_the_definitions_found_before() -> No
 
 def test_a_session_whose_definitions_differ_is_answered_by_pytest_bdd() -> None:
     calls: list[tuple[str, Path]] = []
-    cached = _step_lookup._cached(_counting_original(calls))
+    cached = _bdd_step_cache._cached(_counting_original(calls))
     given = Step("given", "a result")
     list(cached(given, FixtureManager(), Node(SUITE_FILE)))
 
@@ -111,12 +111,12 @@ def test_an_unexpected_pytest_bdd_is_left_alone(monkeypatch: pytest.MonkeyPatch)
 
     fake.find_fixturedefs_for_step = find_fixturedefs_for_step
     monkeypatch.setitem(sys.modules, "pytest_bdd.scenario", fake)
-    assert _step_lookup.install() is False
+    assert _bdd_step_cache.install() is False
     assert fake.find_fixturedefs_for_step is find_fixturedefs_for_step
 
 
 def test_the_installed_pytest_bdd_gets_the_cache() -> None:
-    assert _step_lookup.install() is True
+    assert _bdd_step_cache.install() is True
     assert importlib.import_module("pytest_bdd.scenario").find_fixturedefs_for_step.rqs_cached
 
 
@@ -130,7 +130,7 @@ def test_a_finished_session_is_not_kept_alive_by_its_cached_definitions() -> Non
         # A definition that refers back to its manager, as pytest's do.
         yield Definition("step-given", types.SimpleNamespace(manager=fixturemanager))
 
-    cached = _step_lookup._cached(find_fixturedefs_for_step)
+    cached = _bdd_step_cache._cached(find_fixturedefs_for_step)
     step = Step("given", "a result")
     first = FixtureManager()
     list(cached(step, first, Node(SUITE_FILE)))
