@@ -35,7 +35,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
-    for name in ("conformance", "reference"):
+    for name in ("conformance", "reference", "benchmarks"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
