@@ -11,7 +11,7 @@ import grimp
 import pytest
 
 
-@pytest.mark.parametrize("package", ["conformance", "reference"])
+@pytest.mark.parametrize("package", ["conformance", "reference", "benchmarks"])
 def test_no_two_modules_import_each_other(package: str) -> None:
     graph = grimp.build_graph(package, exclude_type_checking_imports=False)
     pairs = sorted(
