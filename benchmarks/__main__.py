@@ -1,5 +1,5 @@
 """``python -m benchmarks``: see :mod:`benchmarks._cli`."""
 
-from ._cli import main
+from benchmarks._cli import main
 
 raise SystemExit(main())

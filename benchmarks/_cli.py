@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._progress import say
+from benchmarks.instruments.progress import say
 
 __all__ = ["main"]
 
@@ -115,11 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     # Imported here so `render` and `--help` stay instant.
-    from ._conformance import run_conformance_bench
-    from ._machine import load_average, machine_facts
-    from ._postprocess import run_postprocess
-    from ._retrieval import run_retrieval
-    from ._stdio import run_stdio
+    from benchmarks.figures.conformance import run_conformance_bench
+    from benchmarks.figures.postprocess import run_postprocess
+    from benchmarks.figures.retrieval.run import run_retrieval
+    from benchmarks.figures.stdio import run_stdio
+    from benchmarks.instruments.machine import load_average, machine_facts
 
     started = time.perf_counter()
     results: dict[str, Any] = {
@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m benchmarks``."""
-    from ._report import checks, render_markdown
+    from benchmarks.rendering.report import checks, render_markdown
 
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)

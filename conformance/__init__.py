@@ -19,8 +19,11 @@ The other public modules: :mod:`conformance.stdio` (any language over JSON lines
 and :mod:`conformance.adapters.reference`.
 """
 
-from .adapters._loading import load_adapter
-from .boundary._decline import NotApplicable
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .boundary._errors import (
     AdapterCallError,
     AdapterLoadError,
@@ -52,8 +55,23 @@ from .boundary._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from .commands._runner import RunOutcome, run_conformance
-from .reporting import Report
+
+if TYPE_CHECKING:
+    from .adapters._loading import load_adapter
+    from .boundary._decline import NotApplicable
+    from .commands._runner import RunOutcome, run_conformance
+    from .reporting import Report
+
+# An adapter author's ``from conformance import ImplementationBase`` loads the boundary and nothing above
+# it: the names below come from the upper floors (the runner imports pytest) or are pytest's own kind
+# (declining is a pytest skip), so they load on first use.
+_LAZY = {
+    "NotApplicable": ".boundary._decline",
+    "load_adapter": ".adapters._loading",
+    "RunOutcome": ".commands._runner",
+    "run_conformance": ".commands._runner",
+    "Report": ".reporting",
+}
 
 __all__ = [
     "BASE_CAPABILITIES",
@@ -89,3 +107,15 @@ __all__ = [
     "load_adapter",
     "run_conformance",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value  # once loaded, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

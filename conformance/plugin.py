@@ -19,10 +19,10 @@ import pytest
 from .reporting._options import RunOptions, add_pytest_options
 from .reporting._outcomes import OutcomeCollector, output_dir_problem
 from .scenarios import PLUGIN_MODULES
+from .scenarios._bdd_step_cache import install as install_step_lookup_cache
 from .scenarios._engine_watch import EngineWatch
 from .scenarios._interrupts import InterruptGuard
 from .scenarios._resources import RunResources
-from .scenarios._step_lookup import install as install_step_lookup_cache
 from .scenarios._suite import SUITE_DIR
 
 GROUP = "rag-conformance"

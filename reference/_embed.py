@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -37,7 +37,6 @@ __all__ = [
     "wordllama_installed",
 ]
 
-EmbedderName = Literal["auto", "wordllama", "hashing"]
 EMBEDDER_NAMES: tuple[str, ...] = ("auto", "wordllama", "hashing")
 HASHING_DEFAULT_DIM = 384
 

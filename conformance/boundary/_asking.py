@@ -1,4 +1,5 @@
-"""Asking the implementation: every step goes through :func:`ask` so a crash reads as ERRORED."""
+"""Asking the implementation: every step goes through :func:`ask` so a crash reads as ERRORED, and every
+reply is checked against the type the Protocol gives its question (``REPLY_TYPES``)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,24 @@ from pydantic import BaseModel, ValidationError
 
 from ._describe import describe_call
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
-from ._protocol import Implementation, _real
+from ._protocol import REPLY_TYPES, Implementation, Real, _real
 from ._tally import count_call
 
 __all__ = ["ask"]
 
 
-def ask(implementation: Implementation, operation: str, *args: Any, expect: type | None = None) -> Any:
+def ask(implementation: Implementation, operation: str, *args: Any) -> Any:
     """Call ``implementation.<operation>(*args)``; wrap crashes and check the reply's type.
 
-    ``expect`` is the reply type (a pydantic model class, ``float`` or ``str``). A reply of the right
-    shape as a plain dict is accepted and validated, so adapters may return JSON-like data.
+    The reply type is the Protocol's for ``operation`` (a pydantic model class, a real number or ``str``;
+    ``prepare`` answers nothing). A reply of the right shape as a plain dict is accepted and validated,
+    so adapters may return JSON-like data.
     """
+    if operation not in REPLY_TYPES:
+        raise ConformanceError(
+            f"kit bug: {operation!r} is not a question of the Protocol ({sorted(REPLY_TYPES)})"
+        )
+    expect = REPLY_TYPES[operation]
     name = _name(implementation)
     count_call(operation)  # the scenario's true count of calls, for the report
     try:
@@ -37,7 +44,7 @@ def ask(implementation: Implementation, operation: str, *args: Any, expect: type
             return expect.model_validate(reply if isinstance(reply, dict) else _dump(reply))
         except ValidationError as exc:
             raise InvalidReplyError(name, operation, str(exc)) from None
-    if expect is float:
+    if expect is Real:
         try:
             number = _real(reply)
         except ValueError as exc:

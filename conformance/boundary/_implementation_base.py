@@ -19,9 +19,9 @@ is left to this base class.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._decline import NotApplicable
+from . import _decline
 from ._errors import AdapterLoadError
 from ._protocol import (
     Capability,
@@ -36,6 +36,9 @@ from ._protocol import (
     SearchReply,
     SearchRequest,
 )
+
+if TYPE_CHECKING:
+    from ._decline import NotApplicable
 
 __all__ = ["ImplementationBase", "is_placeholder"]
 
@@ -117,6 +120,6 @@ class ImplementationBase:
         return None
 
     def _declined(self, capability: str, method: str) -> NotApplicable:
-        return NotApplicable(
+        return _decline.not_applicable()(
             f"{type(self).__name__} does not implement {method} (capability {capability!r} is not declared)"
         )

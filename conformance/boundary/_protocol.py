@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
@@ -20,6 +22,7 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "BASE_CAPABILITIES",
     "PURE_CAPABILITIES",
+    "REPLY_TYPES",
     "Block",
     "Capability",
     "Corpus",
@@ -405,3 +408,18 @@ class Implementation(Protocol):
     def close(self) -> None:
         """Release clients and drop what ``prepare`` created."""
         ...
+
+
+REPLY_TYPES: Mapping[str, Any] = MappingProxyType(
+    {
+        "describe": ImplementationInfo,
+        "canonicalize_label": str,
+        "quality_score": Real,
+        "post_process": PostProcessReply,
+        "prepare": None,
+        "search": SearchReply,
+        "lookup": LookupReply,
+    }
+)
+"""Each question of the Protocol and the type of its answer (None: nothing is answered), in the order the
+stdio protocol lists them. ``ask`` checks a reply against it, the stdio messages derive from it."""

@@ -348,11 +348,6 @@ def format_selftest_matrix(outcome: SelftestResult) -> str:
     return "\n".join(lines)
 
 
-def _counted_under(r: MiniatureResult, scenario: str) -> tuple[str, ...]:
-    """Where a catch counts: the requirements a failure broke, the scenario's own for an error."""
-    return r.broken.get(scenario) or (r.requirements.get(scenario, "?"),)
-
-
 def _verdict(r: MiniatureResult) -> str:
     if r.error:
         return "ERROR"

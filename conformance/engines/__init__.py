@@ -3,8 +3,7 @@
 - starting or reaching one: :func:`start_engine` (``_start``) over the ``lite`` (``_lite``,
   ``_lite_child``), ``uri`` (``_uri``) and ``container`` (``_container``, testcontainers) backends
   (named by an :class:`EngineAddress`, ``_address``), each an :class:`Engine` with a per-run collection
-  prefix (``_engine``); the kit's own calls, asked again once when the engine answers an error
-  (``_answers``);
+  prefix (``_engine``);
 - the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
   whole suite on each of them is a command (:mod:`conformance.commands._engines`);
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``);

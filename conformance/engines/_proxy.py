@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..boundary._errors import EngineError
 
-__all__ = ["RecordedCall", "RecordingProxy", "SearchTarget", "non_dense_searches"]
+__all__ = ["RecordedCall", "RecordingProxy", "SearchTarget"]
 
 QueryKind = Literal["dense", "sparse", "text", "unknown"]
 _MAX_MESSAGE = -1  # unlimited both ways: a corpus insert can be large
@@ -72,20 +72,6 @@ class RecordedCall:
         if not self.searches:
             return f"{self.method}({self.collection or ''})"
         return f"{self.method}({self.collection}: {'; '.join(s.describe() for s in self.searches)})"
-
-
-def non_dense_searches(calls: Sequence[RecordedCall]) -> list[str]:
-    """Why ``calls`` are not "dense ANN only": each HybridSearch, and each non-dense (sub-)search.
-
-    An empty list means every search in ``calls`` was a plain ``Search`` with a dense-vector query.
-    """
-    problems = []
-    for call in calls:
-        if call.method == "HybridSearch" or (call.method == "Search" and len(call.searches) > 1):
-            problems.append(f"a hybrid search: {call.describe()}")
-        elif call.is_search and any(s.kind != "dense" for s in call.searches):
-            problems.append(f"a non-dense search: {call.describe()}")
-    return problems
 
 
 class RecordingProxy:

@@ -10,6 +10,7 @@
 - ``_attribution``: counterfactual questions that find which input's influence broke a rule.
 - ``_retry_terms``: the category retry decided on the implementation's own terms.
 - ``_advice``: choices the spec allows that defeat its purpose, said beside the verdict.
+- ``_engine_calls``: the oracle's calls to Milvus, asked again once when the engine answers an error.
 
 It never imports the reference implementation: an oracle sharing the judged code would share its bugs.
 """

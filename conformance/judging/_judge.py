@@ -71,12 +71,12 @@ class Judge:
     # -- pure capabilities ---------------------------------------------------------------------------
 
     def canonicalize_label(self, label: str) -> str:
-        answer: str = ask(self.implementation, "canonicalize_label", label, expect=str)
+        answer: str = ask(self.implementation, "canonicalize_label", label)
         self._verdict("canonicalize_label", model.check_label(label, answer), label)
         return answer
 
     def quality_score(self, request: QualityRequest) -> float:
-        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        answer: float = ask(self.implementation, "quality_score", request)
         self._seen("quality_score", request, answer)
         found = model.check_quality(request, answer)
         if model.failing(found):
@@ -86,7 +86,7 @@ class Judge:
         return answer
 
     def _quality_conforms(self, request: QualityRequest) -> bool:
-        answer: float = ask(self.implementation, "quality_score", request, expect=float)
+        answer: float = ask(self.implementation, "quality_score", request)
         return not model.failing(model.check_quality(request, answer))
 
     def post_process(self, request: PostProcessRequest) -> PostProcessReply:
@@ -98,7 +98,7 @@ class Judge:
         return reply
 
     def _post_process_reply(self, request: PostProcessRequest) -> PostProcessReply:
-        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        reply: PostProcessReply = ask(self.implementation, "post_process", request)
         self._note_extras("post_process", reply)
         self._seen("post_process", request, reply)
         return reply
@@ -111,7 +111,7 @@ class Judge:
         )
 
     def _post_process_conforms(self, request: PostProcessRequest) -> bool:
-        reply: PostProcessReply = ask(self.implementation, "post_process", request, expect=PostProcessReply)
+        reply: PostProcessReply = ask(self.implementation, "post_process", request)
         return not model.failing(self._check_post_process(request, reply))
 
     # -- Milvus-backed -------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class Judge:
     def _search_checked(
         self, request: SearchRequest
     ) -> tuple[SearchReply, tuple[Any, ...], list[model.Violation]]:
-        reply, calls = self._ask_through_engine("search", request, SearchReply)
+        reply, calls = self._ask_through_engine("search", request)
         self._note_extras("search", reply)
         self._seen("search", request, reply)
         oracle = self._need_oracle()
@@ -176,12 +176,16 @@ class Judge:
     def _lookup_checked(
         self, request: LookupRequest
     ) -> tuple[LookupReply, tuple[Any, ...], list[model.Violation]]:
-        reply, calls = self._ask_through_engine("lookup", request, LookupReply)
+        reply, calls = self._ask_through_engine("lookup", request)
         self._note_extras("lookup", reply)
         self._seen("lookup", request, reply)
         oracle = self._need_oracle()
         truth = lookup_truth(oracle, request)
-        low = own_low_quality(self, request, truth) if request.category is not None else None
+        low = (
+            own_low_quality(self.implementation, self.info, request, truth)
+            if request.category is not None
+            else None
+        )
         found = model.check_lookup(request, reply, truth, low=low)
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_lookup_fusions(request, reply, found, low)
@@ -224,7 +228,7 @@ class Judge:
             ask_request = PostProcessRequest(
                 candidates=attempt.candidates, hints=request.hints, config=request.config
             )
-            reply = ask(self.implementation, "post_process", ask_request, expect=PostProcessReply)
+            reply = ask(self.implementation, "post_process", ask_request)
             faults = model.failing(self._check_post_process(ask_request, reply))
             if faults:
                 faults = self._attribute(ask_request, faults, self._post_process_conforms)
@@ -263,12 +267,12 @@ class Judge:
         try:
             with self._recording() as calls:
                 if self.info.supports("search", "hybrid"):
-                    ask(self.implementation, "search", search, expect=SearchReply)
+                    ask(self.implementation, "search", search)
                 elif self.info.supports("lookup", "hybrid"):
                     lookup = LookupRequest(
                         query_text=question.text, query_vector=question.vector, mode="hybrid"
                     )
-                    ask(self.implementation, "lookup", lookup, expect=LookupReply)
+                    ask(self.implementation, "lookup", lookup)
                 else:
                     return None
         except ConformanceError:
@@ -299,7 +303,7 @@ class Judge:
             return None
 
         def normalizer(request: QualityRequest) -> float:
-            answer: float = ask(self.implementation, "quality_score", request, expect=float)
+            answer: float = ask(self.implementation, "quality_score", request)
             return answer
 
         return normalizer
@@ -309,7 +313,7 @@ class Judge:
             raise RuntimeError("kit bug: a Milvus-backed question without the oracle")
         return self._oracle()
 
-    def _ask_through_engine(self, operation: str, request: Any, expect: type) -> tuple[Any, list[Any]]:
+    def _ask_through_engine(self, operation: str, request: Any) -> tuple[Any, list[Any]]:
         """Ask a Milvus-backed question, seeing its engine calls; when the engine answered one of them with
         an error, ask once more and judge the second answer (a flaky engine is not the implementation's
         fault, and a broken implementation still shows on the retry). Two disturbed asks in a row:
@@ -319,7 +323,7 @@ class Judge:
             error: ConformanceError | None = None
             with self._recording() as calls:
                 try:
-                    reply = ask(self.implementation, operation, request, expect=expect)
+                    reply = ask(self.implementation, operation, request)
                 except ConformanceError as exc:
                     error = exc
             errors = [f"{c.method}: {c.engine_error}" for c in calls if getattr(c, "engine_error", None)]

@@ -23,15 +23,13 @@ import numpy as np
 
 from ..boundary._decline import NotApplicable
 from ..corpus._scenario_corpus import RRF_K, ChunkKey, ScenarioCorpus
-from ..engines._answers import engine_call
+from ._engine_calls import engine_call
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
 
-__all__ = ["FLOAT32_TOLERANCE", "MilvusOracle", "Ranked", "brute_force_l2", "rrf_fuse"]
+__all__ = ["MilvusOracle", "Ranked", "brute_force_l2", "rrf_fuse"]
 
-# Squared L2 of unit vectors lies in [0, 4]; float32 summation error over a few dims is ~1e-6.
-FLOAT32_TOLERANCE = 1e-4
 _TEXT_MAX = 1024
 _MAX_LIMIT = 16384  # Milvus's largest topk
 # What each search mode needs of the engine, beyond dense search: hybrid is dense + BM25, fused.

@@ -12,11 +12,12 @@ lookup must follow. Nothing is judged here: the answers only narrow what the loo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..boundary._asking import ask
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import (
+    Implementation,
+    ImplementationInfo,
     LookupRequest,
     PostProcessReply,
     PostProcessRequest,
@@ -26,24 +27,23 @@ from ..boundary._protocol import (
 )
 from . import _spec_model as model
 
-if TYPE_CHECKING:
-    from ._judge import Judge
-
 __all__ = ["own_low_quality"]
 
 
-def own_low_quality(judge: Judge, request: LookupRequest, truth: model.LookupTruth) -> set[bool] | None:
-    """The filtered result's low-quality decisions on the implementation's terms, or None when the
-    readings agree already or the implementation declares nothing that says which one it holds."""
+def own_low_quality(
+    implementation: Implementation, info: ImplementationInfo, request: LookupRequest, truth: model.LookupTruth
+) -> set[bool] | None:
+    """The filtered result's low-quality decisions on the terms of ``implementation`` (which declared
+    ``info``), or None when the readings agree already or it declares nothing that says which one it holds."""
     filtered = truth.filtered
     if filtered is None or len(model.low_quality_readings(filtered, request.config)) == 1:
         return None
-    if not (judge.info.supports("post_process") or judge.info.supports("quality")):
+    if not (info.supports("post_process") or info.supports("quality")):
         return None
     try:
         decisions: set[bool] = set()
-        for candidates in _own_candidates(judge, request, filtered):
-            decided = _decide(judge, request, candidates)
+        for candidates in _own_candidates(implementation, info, request, filtered):
+            decided = _decide(implementation, info, request, candidates)
             if decided is None:
                 return None
             decisions |= decided
@@ -53,11 +53,11 @@ def own_low_quality(judge: Judge, request: LookupRequest, truth: model.LookupTru
 
 
 def _own_candidates(
-    judge: Judge, request: LookupRequest, attempt: model.Attempt
+    implementation: Implementation, info: ImplementationInfo, request: LookupRequest, attempt: model.Attempt
 ) -> list[tuple[WireCandidate, ...]]:
-    if judge.info.supports("search", request.mode):
+    if info.supports("search", request.mode):
         search = request.search(request.category)
-        reply: SearchReply = ask(judge.implementation, "search", search, expect=SearchReply)
+        reply: SearchReply = ask(implementation, "search", search)
         by_key = {(c.doc_id, c.chunk_index): c for c in (*attempt.candidates, *attempt.spill)}
         own = []
         for hit in sorted(reply.hits, key=lambda h: h.original_rank):
@@ -81,14 +81,17 @@ def _own_candidates(
     return [attempt.candidates, stripped]
 
 
-def _decide(judge: Judge, request: LookupRequest, candidates: Sequence[WireCandidate]) -> set[bool] | None:
+def _decide(
+    implementation: Implementation,
+    info: ImplementationInfo,
+    request: LookupRequest,
+    candidates: Sequence[WireCandidate],
+) -> set[bool] | None:
     config = request.config
     tolerance = model.QUALITY_TOLERANCE + model.DISTANCE_TOLERANCE / config.max_l2_distance
-    if judge.info.supports("post_process"):
+    if info.supports("post_process"):
         ask_request = PostProcessRequest(candidates=tuple(candidates), hints=request.hints, config=config)
-        reply: PostProcessReply = ask(
-            judge.implementation, "post_process", ask_request, expect=PostProcessReply
-        )
+        reply: PostProcessReply = ask(implementation, "post_process", ask_request)
         tops = model.top_readings([b.quality_score for b in reply.blocks])
         if any(abs(t - config.reference_threshold) <= tolerance for t in tops):
             return {True, False}
@@ -98,7 +101,7 @@ def _decide(judge: Judge, request: LookupRequest, candidates: Sequence[WireCandi
         return {True}
     decisions: set[bool] = set()
     for n in model.batch_sizes(candidates, len(kept), len(kept)):
-        qualities = [_quality(judge, c, n, config.max_l2_distance) for c in kept]
+        qualities = [_quality(implementation, c, n, config.max_l2_distance) for c in kept]
         for top in model.top_readings(qualities):
             decisions.add(top < config.reference_threshold)
             if abs(top - config.reference_threshold) <= tolerance:
@@ -106,7 +109,7 @@ def _decide(judge: Judge, request: LookupRequest, candidates: Sequence[WireCandi
     return decisions
 
 
-def _quality(judge: Judge, c: WireCandidate, n: int, max_l2: float) -> float:
+def _quality(implementation: Implementation, c: WireCandidate, n: int, max_l2: float) -> float:
     request = QualityRequest(
         score_label=c.score_label,
         score=c.score,
@@ -115,5 +118,5 @@ def _quality(judge: Judge, c: WireCandidate, n: int, max_l2: float) -> float:
         max_l2_distance=max_l2,
         dense_distance=c.dense_distance,
     )
-    answer: float = ask(judge.implementation, "quality_score", request, expect=float)
+    answer: float = ask(implementation, "quality_score", request)
     return answer

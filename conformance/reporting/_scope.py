@@ -22,14 +22,11 @@ when it needs capabilities the implementation does not declare; NOT JUDGED when 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from ..boundary._protocol import BASE_CAPABILITIES, PURE_CAPABILITIES, Capability, ImplementationInfo
 from ..judging._spec_model import REQUIREMENT_NUMBERS
-
-if TYPE_CHECKING:
-    from ._report import Report, RequirementRow, ScenarioResult
 
 __all__ = [
     "JUDGED_STATUSES",
@@ -50,6 +47,73 @@ JUDGED_STATUSES = frozenset({"passed", "failed", "errored", "xfailed"})
 _BROKEN = frozenset({"failed", "errored"})
 _UNSELECTED = "not selected"  # a transcription the run left out (-k), in spec_counts only
 _CAPABILITY_ORDER = {str(c): i for i, c in enumerate(Capability)}
+
+
+# What these words read of a report, as Protocols: the report's models (:mod:`._report`) are built with
+# these functions, so naming the models here would make the two modules import each other.
+
+
+class ScenarioResult(Protocol):
+    """One scenario's outcome, as :class:`~conformance.reporting.ScenarioResult` holds it."""
+
+    @property
+    def requirement_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def spec_hash(self) -> str | None: ...
+    @property
+    def needs(self) -> Sequence[str]: ...
+
+
+class _Blocked(Protocol):
+    @property
+    def blocked(self) -> int: ...
+
+
+class RequirementRow(Protocol):
+    """One requirement's row, as :class:`~conformance.reporting.RequirementRow` holds it."""
+
+    @property
+    def requirement_id(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def blocked_by(self) -> Sequence[str]: ...
+    @property
+    def summary(self) -> _Blocked: ...
+
+
+class _Tally(Protocol):
+    @property
+    def total(self) -> int: ...
+    @property
+    def judged(self) -> int: ...
+    @property
+    def partly_judged(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def not_selected(self) -> int: ...
+
+
+class _Environment(Protocol):
+    @property
+    def adapter(self) -> Mapping[str, object] | None: ...
+
+
+class Report(Protocol):
+    """A report, as :class:`~conformance.reporting.Report` holds it."""
+
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def requirements(self) -> Sequence[RequirementRow]: ...
+    @property
+    def scenarios(self) -> Sequence[ScenarioResult]: ...
+    @property
+    def environment(self) -> _Environment: ...
+    def judged_spec(self) -> _Tally: ...
 
 
 def requirement_number(requirement_id: str) -> str | None:

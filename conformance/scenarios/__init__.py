@@ -9,7 +9,7 @@
   when either cannot be had.
 - ``_engine_watch``: an engine lost mid-run makes the rest NOT JUDGED, never the implementation's fault.
 - ``_interrupts``: SIGINT and SIGTERM end a run INTERRUPTED (exit 130 / 143), never as a failure.
-- ``_step_lookup``: a cache for pytest-bdd's step lookup, for the kit's own suite only.
+- ``_bdd_step_cache``: a speed patch of pytest-bdd: its step lookup cached, for the kit's own suite only.
 - ``_suite/``: the kit's pytest suite (one module binding every feature file) and its ``pytest.ini``.
 
 Registered by :mod:`conformance.plugin`; the plugin itself only names what to register.

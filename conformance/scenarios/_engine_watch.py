@@ -11,9 +11,9 @@ what fails while tearing down (collections that cannot be dropped from an engine
 warning, not an error of the last scenario.
 
 An engine that is up but answers errors is not the implementation's fault either. The kit's own calls
-(the oracle's searches) and the implementation's search and lookup calls are asked again once when Milvus
-answers one with an error (:mod:`conformance.engines._answers`, :class:`~conformance.judging.Judge`), so a
-flaky engine does not flip a verdict; when it errs twice in a row, or when the implementation's
+(the oracle's searches) and the implementation's search and lookup calls are asked again once when
+Milvus answers one with an error (:mod:`conformance.judging._engine_calls`, the judge), so a flaky
+engine does not flip a verdict; when it errs twice in a row, or when the implementation's
 ``prepare`` fails while the recording proxy saw Milvus answer its calls with errors, the scenario is
 NOT JUDGED (engine error) with the engine's words, and a run whose only problems are such scenarios
 ends NOT JUDGED (exit 2), never DOES NOT CONFORM.
@@ -97,7 +97,7 @@ class EngineWatch:
             return
         info = self._resources.info
         if info is not None and not all(info.supports(need) for need in _needs(item)):
-            return  # NOT APPLICABLE says more than NOT JUDGED: the capability gate says it
+            return  # NOT APPLICABLE says more than NOT JUDGED: the capability check says it
         pytest.skip(NOT_JUDGED_PREFIX + lost)
 
     def _engine_answered(self, exc: BaseException, setup_mark: int | None) -> str | None:

@@ -13,7 +13,7 @@ Session-scoped, in the order a run makes them (``docs/architecture.md``, "How da
 
 Per scenario: ``rqs_judge`` (the one call site, see :mod:`conformance.judging._judge`),
 ``rqs_property_run`` (the run's seed and example count), ``rqs_knowledge_base``; and two autouse
-gates: a capability the implementation does not declare makes the scenario NOT APPLICABLE, and a
+checks: a capability the implementation does not declare makes the scenario NOT APPLICABLE, and a
 known divergence (``conformance/engines/expectations``) makes it a strict expected failure.
 
 Registered by :mod:`conformance.plugin`. Nothing here starts before a scenario asks for it.
@@ -191,7 +191,7 @@ def rqs_corpus(
     can check what it asked the engine; the oracle connects directly and stays out of the record.
     """
     if not rqs_info.needs_milvus:
-        # The capability gate skips such scenarios first; this guards a scenario that forgot its tag.
+        # The capability check skips such scenarios first; this guards a scenario that forgot its tag.
         pytest.fail(
             f"kit bug: a scenario asked for the Milvus corpus, but {rqs_info.name!r} declares neither "
             "'search' nor 'lookup'; tag the scenario @needs:search or @needs:lookup"
@@ -274,11 +274,11 @@ def rqs_property_run(pytestconfig: pytest.Config) -> PropertyRun:
     )
 
 
-# -- the gates every scenario passes ---------------------------------------------------------------
+# -- the checks every scenario passes --------------------------------------------------------------
 
 
 @pytest.fixture(autouse=True)
-def _rqs_capability_gate(request: pytest.FixtureRequest) -> None:
+def _rqs_capability_check(request: pytest.FixtureRequest) -> None:
     needed = [m.args[0] for m in request.node.iter_markers("rqs_needs")]
     if not needed:
         return

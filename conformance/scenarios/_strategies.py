@@ -28,6 +28,9 @@ from ..boundary._protocol import (
 )
 from ..corpus._knowledge_base import KbQuery, KnowledgeBase
 
+# Each canonical label with the legacy aliases that canonicalize to it: the spec model's one table.
+from ..judging._spec_model import SPELLINGS as LABELS
+
 __all__ = [
     "LABELS",
     "candidate_batches",
@@ -43,11 +46,6 @@ __all__ = [
 Kind = Literal["dense", "hybrid"]
 Distances = Literal["all", "some", "none"]
 
-# Each canonical label with the legacy aliases that canonicalize to it.
-LABELS: dict[Kind, tuple[str, ...]] = {
-    "dense": ("dense", "l2_distance"),
-    "hybrid": ("hybrid", "rrf_fused", "bm25_only_no_dense"),
-}
 WORDS = ("refund", "invoice", "warranty", "gateway", "snapshot", "policy", "acme", "billing")
 DOC_IDS = ("A", "B", "C", "D", "E")
 SOURCE_TYPES = ("faq", "manual", "ticket")

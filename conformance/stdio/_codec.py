@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError, InvalidReplyError
 from ..boundary._redact import scrub
 from ._messages import (
@@ -204,8 +205,6 @@ class Codec:
                 "invalid",
             ) from None
         if isinstance(reply, SkippedReply):
-            from ._adapter import NotApplicable
-
             raise NotApplicable(self.scrub(reply.skipped))
         if isinstance(reply, ErrorReply):
             error = reply.error

@@ -21,16 +21,12 @@ from pydantic import (
 )
 
 from ..boundary._protocol import (
+    REPLY_TYPES,
     Corpus,
-    ImplementationInfo,
-    LookupReply,
     LookupRequest,
     MilvusEndpoint,
-    PostProcessReply,
     PostProcessRequest,
     QualityRequest,
-    Real,
-    SearchReply,
     SearchRequest,
     WholeNumber,
     Wire,
@@ -194,15 +190,11 @@ def _result_model(operation: str, result: Any) -> type[Wire]:
     return type(name, (Wire,), namespace)
 
 
-# The operation each request type names, and the type of the ``result`` of a successful reply.
+# The operation each request type names, and the type of the ``result`` of a successful reply: the
+# Protocol's questions (describe is the start handshake), then the request to stop.
 OPERATIONS: dict[str, Any] = {
-    "start": ImplementationInfo,
-    "canonicalize_label": str,
-    "quality_score": Real,
-    "post_process": PostProcessReply,
-    "prepare": None,
-    "search": SearchReply,
-    "lookup": LookupReply,
+    "start": REPLY_TYPES["describe"],
+    **{operation: reply for operation, reply in REPLY_TYPES.items() if operation != "describe"},
     "stop": None,
 }
 _RESULT_MODELS = {operation: _result_model(operation, result) for operation, result in OPERATIONS.items()}

@@ -14,7 +14,7 @@ qualities of a batch), ``_postprocess`` (a post-process reply), ``_search`` (a s
 engine calls of dense mode), ``_lookup`` (a lookup reply, its retry).
 """
 
-from ._labels import LABELS, canonical
+from ._labels import LABELS, SPELLINGS, canonical
 from ._lookup import Attempt, LookupTruth, check_lookup, low_quality_readings
 from ._numbers import DISTANCE_TOLERANCE, QUALITY_TOLERANCE, close, dense_quality
 from ._postprocess import (
@@ -61,6 +61,7 @@ __all__ = [
     "QUALITY_TOLERANCE",
     "REQUIREMENT_NUMBERS",
     "RULES",
+    "SPELLINGS",
     "Attempt",
     "Expected",
     "LookupTruth",

@@ -6,7 +6,7 @@ mistakes. Exactly these spellings (readings 8): the canonical labels and the thr
 
 from __future__ import annotations
 
-__all__ = ["LABELS", "canonical"]
+__all__ = ["LABELS", "SPELLINGS", "canonical"]
 
 LABELS: dict[str, str] = {
     "dense": "dense",
@@ -16,6 +16,13 @@ LABELS: dict[str, str] = {
     "bm25_only_no_dense": "hybrid",
 }
 """Each label the spec names, and its canonical label."""
+
+SPELLINGS: dict[str, tuple[str, ...]] = {
+    kind: tuple(label for label, canonical_label in LABELS.items() if canonical_label == kind)
+    for kind in ("dense", "hybrid")
+}
+"""Each canonical label with every spelling that canonicalizes to it (itself first): the table read the
+other way, for generating labels."""
 
 
 def canonical(label: str) -> str | None:

@@ -11,11 +11,9 @@ from collections.abc import Iterable, Sequence
 from pydantic import ValidationError
 
 from ...boundary._protocol import Block, Hints, PostProcessConfig, PostProcessReply, WireCandidate
-from ...judging._spec_model import QUALITY_TOLERANCE
 
 __all__ = [
     "SETTING_KEYS",
-    "TOLERANCE",
     "candidates_from_table",
     "describe_blocks",
     "hint_matches",
@@ -25,9 +23,6 @@ __all__ = [
     "settings_from_table",
     "yes_no",
 ]
-
-# The model's tolerance: float32 arithmetic conforms, rounding to a few decimals does not (readings 11).
-TOLERANCE = QUALITY_TOLERANCE
 
 _NULL = {"", "null", "none"}
 _CANDIDATE_FIELDS = {info.alias or name for name, info in WireCandidate.model_fields.items()}

@@ -12,13 +12,11 @@ from ...boundary._errors import ConformanceError
 from ...boundary._protocol import PostProcessConfig, PostProcessRequest, QualityRequest, WireCandidate
 from ...judging._judge import Judge
 from ...judging._oracle import MilvusOracle
-from ...judging._spec_model import canonical, close, expect
-from .lookup import CONFIG, Evidence, dense_quality
+from ...judging._spec_model import QUALITY_TOLERANCE, canonical, close, dense_quality, expect
+from .lookup import CONFIG, Evidence
 from .search import show_key
 
 __all__: list[str] = []
-
-_QUALITY_TOLERANCE = 1e-6
 
 
 @given(
@@ -148,7 +146,7 @@ def _(evidence: Evidence, rqs_oracle: MilvusOracle, rqs_judge: Judge) -> None:
             f"{quality!r}, the quality of distance maxL2Distance",
         )
         return
-    later = [b for b in blocks[position + 1 :] if b.quality_score > quality + _QUALITY_TOLERANCE]
+    later = [b for b in blocks[position + 1 :] if b.quality_score > quality + QUALITY_TOLERANCE]
     expect(
         not later,
         "no-placeholder",

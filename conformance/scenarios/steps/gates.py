@@ -13,11 +13,10 @@ from pytest_bdd import given, parsers, then, when
 
 from ...boundary._protocol import Hints, PostProcessConfig, PostProcessReply, WireCandidate
 from ...judging._judge import Judge
-from ...judging._spec_model import expect
-from ._tables import TOLERANCE, describe_blocks, hint_matches, hints_from_table, yes_no
+from ...judging._spec_model import QUALITY_TOLERANCE, expect
+from ._tables import describe_blocks, hint_matches, hints_from_table, yes_no
 from .postprocess import run_post_process
 
-_HIGH_LEVELS = frozenset({"PRECISE", "HIGHLY_RELEVANT"})
 _HINT_RUNS = ("no hints", "hints no candidate contains", "hints every candidate contains")
 
 
@@ -27,7 +26,7 @@ def _top(reply: PostProcessReply) -> float:
         "the scenario needs at least one accepted evidence block; the implementation gave none"
     )
     first, highest = reply.blocks[0].quality_score, max(b.quality_score for b in reply.blocks)
-    assert abs(first - highest) <= TOLERANCE, (
+    assert abs(first - highest) <= QUALITY_TOLERANCE, (
         "in this fixture the best-ranked block also has the highest qualityScore (dense distances grow "
         f"with rank, hybrid rank 1 is 1.0); the implementation accepted: {describe_blocks(reply)}"
     )
@@ -118,7 +117,7 @@ def _(
 @then(parsers.parse("the top qualityScore is {expected:g}"))
 def _(expected: float, postprocess_reply: PostProcessReply) -> None:
     top = _top(postprocess_reply)
-    assert abs(top - expected) <= TOLERANCE, (
+    assert abs(top - expected) <= QUALITY_TOLERANCE, (
         f"the top qualityScore SHALL come from the single normalizer: {expected:g}; the implementation "
         f"gave {top!r}: {describe_blocks(postprocess_reply)}"
     )
@@ -158,7 +157,7 @@ def _(replies_by_hints: dict[str, PostProcessReply], postprocess_config: PostPro
     threshold = postprocess_config.highly_relevant_threshold
     for run, reply in replies_by_hints.items():
         top = _top(reply)
-        assert top >= threshold - TOLERANCE, (
+        assert top >= threshold - QUALITY_TOLERANCE, (
             f"the top qualityScore of this batch SHALL be at least the highly-relevant threshold "
             f"{threshold:g} (single normalizer); with {run} the implementation gave {top!r}: "
             f"{describe_blocks(reply)}"
@@ -244,4 +243,4 @@ def _gates(reply: PostProcessReply) -> tuple[str, bool, float | None]:
 def _close(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
-    return abs(a - b) <= TOLERANCE
+    return abs(a - b) <= QUALITY_TOLERANCE

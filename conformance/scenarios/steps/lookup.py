@@ -17,12 +17,12 @@ from ...boundary._protocol import Hints, LookupReply, LookupRequest, PostProcess
 from ...corpus._scenario_corpus import RRF_K, ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from ...judging._judge import Judge
 from ...judging._oracle import MilvusOracle
-from ...judging._spec_model import expect
+from ...judging._spec_model import dense_quality, expect
 from ...judging._truth import search_truth
 from ._tables import hints_from_table, settings_from_table
 from .search import Mode, parse_mode, show_key
 
-__all__ = ["CONFIG", "Evidence", "LookupSettings", "dense_quality"]
+__all__ = ["CONFIG", "Evidence", "LookupSettings"]
 
 CONFIG = PostProcessConfig()  # sent explicitly with every request, so both sides use these thresholds
 
@@ -41,13 +41,6 @@ class LookupSettings:
 def lookup_settings() -> LookupSettings:
     """The defaults, unless a Given step sets others."""
     return LookupSettings()
-
-
-def dense_quality(distance: float | None, max_l2: float) -> float:
-    """The spec's dense formula: ``max(0, 1 - min(d, maxL2) / maxL2)``, null -> 0."""
-    if distance is None:
-        return 0.0
-    return max(0.0, 1.0 - min(max(distance, 0.0), max_l2) / max_l2)
 
 
 @dataclass(frozen=True)

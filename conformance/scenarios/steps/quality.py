@@ -13,7 +13,8 @@ from pytest_bdd import parsers, then, when
 
 from ...boundary._protocol import PostProcessConfig, PostProcessReply, QualityRequest, WireCandidate
 from ...judging._judge import Judge
-from ._tables import TOLERANCE, optional_float
+from ...judging._spec_model import QUALITY_TOLERANCE, dense_quality
+from ._tables import optional_float
 
 # Batch sizes for the fused-score invariance check: the edges and two ordinary sizes keep it to a few
 # hundred calls while still covering n = 1, where rank 1 is also the last rank.
@@ -59,12 +60,12 @@ def _(d: float | None, max_l2: float, rqs_judge: Judge) -> Scored:
 def _(expected: float, dense_scored: Scored) -> None:
     request, quality = dense_scored
     d, max_l2 = request.score, request.max_l2_distance
-    # The Examples table is the spec's formula worked out; check the kit's own arithmetic first.
-    formula = 0.0 if d is None else max(0.0, 1.0 - min(d, max_l2) / max_l2)
-    assert abs(formula - expected) <= TOLERANCE, (
+    # The Examples table is the spec's formula worked out; check the spec model's arithmetic against it.
+    formula = dense_quality(d, max_l2)
+    assert abs(formula - expected) <= QUALITY_TOLERANCE, (
         f"kit fixture error: the formula gives {formula}, not {expected}"
     )
-    assert abs(quality - expected) <= TOLERANCE, (
+    assert abs(quality - expected) <= QUALITY_TOLERANCE, (
         f"qualityScore SHALL be max(0, 1 - min(d, maxL2Distance) / maxL2Distance) (null score -> 0) = "
         f"{expected:g} for {_show(request)}; the implementation answered {quality!r}"
     )
@@ -96,7 +97,7 @@ def _(hybrid_qualities: dict[int, list[float]]) -> None:
     for n, qualities in hybrid_qualities.items():
         for r in range(2, n + 1):
             before, after = qualities[r - 2], qualities[r - 1]
-            assert after <= before + TOLERANCE, (
+            assert after <= before + QUALITY_TOLERANCE, (
                 f"hybrid qualityScore SHALL NOT increase with originalRank; in a batch of {n}, rank {r - 1} "
                 f"got {before!r} and rank {r} got {after!r} (all ranks: {qualities})"
             )
@@ -105,7 +106,9 @@ def _(hybrid_qualities: dict[int, list[float]]) -> None:
 @then("rank 1 SHALL map to 1.0 for every batch size n")
 def _(hybrid_qualities: dict[int, list[float]]) -> None:
     wrong = {
-        n: qualities[0] for n, qualities in hybrid_qualities.items() if abs(qualities[0] - 1.0) > TOLERANCE
+        n: qualities[0]
+        for n, qualities in hybrid_qualities.items()
+        if abs(qualities[0] - 1.0) > QUALITY_TOLERANCE
     }
     assert not wrong, f"hybrid rank 1 SHALL map to 1.0 for every n >= 1; the implementation answered {wrong}"
 
@@ -121,7 +124,7 @@ def _(hybrid_qualities: dict[int, list[float]], rqs_judge: Judge, datatable: lis
             for fused in fused_scores:
                 request = _hybrid(rank=r, n=n, score=fused)
                 quality = _quality(rqs_judge, request)
-                assert abs(quality - without) <= TOLERANCE, (
+                assert abs(quality - without) <= QUALITY_TOLERANCE, (
                     "the hybrid mapping SHALL NOT read the RRF raw magnitude: rank and batch size alone "
                     f"decide; for {_show(request)} the implementation answered {quality!r}, but "
                     f"{without!r} for the same rank without a score"
@@ -172,7 +175,7 @@ def _(
             dense_distance=candidate.dense_distance,
         )
         expected = _quality(rqs_judge, request)
-        assert abs(block.quality_score - expected) <= TOLERANCE, (
+        assert abs(block.quality_score - expected) <= QUALITY_TOLERANCE, (
             "one normalizer SHALL produce every qualityScore; post-process gave block "
             f"{block.doc_id}#{block.chunk_index} qualityScore {block.quality_score!r}, but the normalizer "
             f"answers {expected!r} for {_show(request)}"

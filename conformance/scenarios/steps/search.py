@@ -16,8 +16,9 @@ from ...boundary._protocol import Hit, SearchReply, SearchRequest
 from ...corpus._scenario_corpus import RRF_K, ChunkKey, ScenarioCorpus, ScenarioQuery, key_of
 from ...engines._proxy import RecordedCall
 from ...judging._judge import Judge
-from ...judging._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked
+from ...judging._oracle import MilvusOracle, Ranked
 from ...judging._spec_model import (
+    DISTANCE_TOLERANCE,
     SearchTruth,
     SpecViolationError,
     canonical,
@@ -209,11 +210,11 @@ def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
     engine = {r.key: r.score for r in rqs_oracle.dense_search(query.vector, len(distances))}
     for hit in searched.by_rank:
         want = distances[key_of(hit)]
-        if abs(engine[key_of(hit)] - want) > FLOAT32_TOLERANCE:
+        if abs(engine[key_of(hit)] - want) > DISTANCE_TOLERANCE:
             raise ConformanceError(f"the engine's L2 for {show_key(key_of(hit))} is not brute-force L2")
         score = hit.score if hit.score is not None else float("nan")  # nan fails the comparison below
         expect(
-            abs(score - want) <= FLOAT32_TOLERANCE,
+            abs(score - want) <= DISTANCE_TOLERANCE,
             "dense-score",
             f"dense hit {show_key(key_of(hit))}",
             f"its squared L2 distance {want:.6f}",
@@ -278,7 +279,7 @@ def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
             continue  # optional (the spec: "MAY use optional dense distance")
         want = distances[key_of(hit)]
         expect(
-            abs(hit.dense_distance - want) <= FLOAT32_TOLERANCE,
+            abs(hit.dense_distance - want) <= DISTANCE_TOLERANCE,
             "dense-distance-value",
             f"hit {show_key(key_of(hit))}",
             f"its dense L2 distance {want:.6f}",
@@ -305,7 +306,7 @@ def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
     forced = [
         f"{show_key(key_of(h))}: score {h.score!r}, L2 {distances[key_of(h)]:.6f}"
         for h in searched.by_rank
-        if h.score is not None and abs(h.score - distances[key_of(h)]) <= FLOAT32_TOLERANCE
+        if h.score is not None and abs(h.score - distances[key_of(h)]) <= DISTANCE_TOLERANCE
     ]
     expect(not forced, "hybrid-score", "hybrid hit scores", "never their dense L2 distance", str(forced))
 
@@ -316,7 +317,7 @@ def _(searched: Searched, rqs_oracle: MilvusOracle) -> None:
     for hit in searched.reply.hits:
         if key_of(hit) in only and hit.score is not None:
             expect(
-                all(abs(hit.score - p) > FLOAT32_TOLERANCE for p in _MAX_L2_PLACEHOLDERS),
+                all(abs(hit.score - p) > DISTANCE_TOLERANCE for p in _MAX_L2_PLACEHOLDERS),
                 "no-placeholder",
                 f"BM25-only hit {show_key(key_of(hit))}",
                 "its fused score",

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus._scenario_corpus import ScenarioCorpus, build_corpus
-from conformance.judging._oracle import FLOAT32_TOLERANCE, MilvusOracle, Ranked, brute_force_l2, rrf_fuse
+from conformance.judging._oracle import MilvusOracle, Ranked, brute_force_l2, rrf_fuse
+from conformance.judging._spec_model import DISTANCE_TOLERANCE
 
 pymilvus = pytest.importorskip("pymilvus")
 
@@ -57,7 +58,7 @@ def test_brute_force_equals_the_engine_for_every_chunk(
     brute = oracle.l2(query.vector)
     assert len(engine) == len(brute)
     for hit in engine:
-        assert hit.score == pytest.approx(brute[hit.key], abs=FLOAT32_TOLERANCE)
+        assert hit.score == pytest.approx(brute[hit.key], abs=DISTANCE_TOLERANCE)
     assert [r.key for r in engine] == [r.key for r in oracle.l2_order(query.vector)]
 
 

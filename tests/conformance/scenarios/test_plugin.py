@@ -1,4 +1,4 @@
-"""The plugin end to end on a miniature feature: tags, capability gate, statuses, report, JUnit."""
+"""The plugin end to end on a miniature feature: tags, capability check, statuses, report, JUnit."""
 
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ scenarios("mini.feature")
 
 @when(parsers.parse('the implementation canonicalizes "{label}"'), target_fixture="answer")
 def _(rqs_implementation, label):
-    return ask(rqs_implementation, "canonicalize_label", label, expect=str)
+    return ask(rqs_implementation, "canonicalize_label", label)
 
 
 @when("the implementation computes a quality", target_fixture="answer")
 def _(rqs_implementation):
     request = QualityRequest(score_label="dense", score=0.5)
-    return ask(rqs_implementation, "quality_score", request, expect=float)
+    return ask(rqs_implementation, "quality_score", request)
 
 
 @then(parsers.parse('the answer is "{expected}"'))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import InvalidReplyError, PostProcessReply, PostProcessRequest, QualityRequest
+from conformance import InvalidReplyError, PostProcessRequest, QualityRequest
 from conformance.boundary._asking import ask
 from conformance.stdio import StdioAdapter
 
@@ -83,8 +83,8 @@ def _over_stdio(tmp_path: Path, quality: Any, post: Any, *, validate: bool = Fal
 def test_numbers_of_any_numeric_type_are_numbers_in_process(number: Any) -> None:
     post = _post(number) | {"blocks": [_block(np.int64(0), np.int32(1), number)]}
     implementation = InProcess(number, post)
-    assert ask(implementation, "quality_score", QUALITY, expect=float) == float(number)
-    reply = ask(implementation, "post_process", POST, expect=PostProcessReply)
+    assert ask(implementation, "quality_score", QUALITY) == float(number)
+    reply = ask(implementation, "post_process", POST)
     assert reply.blocks[0].quality_score == float(number)
     assert reply.blocks[0].chunk_index == 0
 
@@ -93,8 +93,8 @@ def test_numbers_of_any_numeric_type_are_numbers_in_process(number: Any) -> None
 def test_numbers_are_numbers_over_stdio(tmp_path: Path, number: Any) -> None:
     adapter = _over_stdio(tmp_path, number, _post(number))
     try:
-        assert ask(adapter, "quality_score", QUALITY, expect=float) == float(number)
-        reply = ask(adapter, "post_process", POST, expect=PostProcessReply)
+        assert ask(adapter, "quality_score", QUALITY) == float(number)
+        reply = ask(adapter, "post_process", POST)
         assert reply.blocks[0].quality_score == float(number)
     finally:
         adapter.close()
@@ -110,10 +110,10 @@ def test_text_where_a_number_belongs_is_the_same_reply_error_on_both_paths(
     try:
         for answerer in (implementation, adapter):
             with pytest.raises(InvalidReplyError) as quality:
-                ask(answerer, "quality_score", QUALITY, expect=float)
+                ask(answerer, "quality_score", QUALITY)
             assert expected in str(quality.value)
             with pytest.raises(InvalidReplyError) as post:
-                ask(answerer, "post_process", POST, expect=PostProcessReply)
+                ask(answerer, "post_process", POST)
             assert expected in str(post.value)
             assert "qualityScore" in str(post.value) or "quality_score" in str(post.value)
     finally:

@@ -43,12 +43,12 @@ scenarios("mini.feature")
 @when("the implementation computes a quality", target_fixture="answer")
 def _(rqs_implementation):
     request = QualityRequest(score_label="dense", score=1.0)
-    return ask(rqs_implementation, "quality_score", request, expect=float)
+    return ask(rqs_implementation, "quality_score", request)
 
 
 @when(parsers.parse('the implementation canonicalizes "{label}"'), target_fixture="answer")
 def _(rqs_implementation, label):
-    return ask(rqs_implementation, "canonicalize_label", label, expect=str)
+    return ask(rqs_implementation, "canonicalize_label", label)
 
 
 @then("it is a number")
