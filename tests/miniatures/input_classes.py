@@ -13,15 +13,29 @@ is not another kind of engine call.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
 
 import reference
-from conformance.boundary._protocol import SearchRequest
-from tests.miniatures.from_the_spec import FromTheSpec
+from conformance.boundary._protocol import (
+    Hints,
+    PostProcessReply,
+    PostProcessRequest,
+    SearchRequest,
+    WireCandidate,
+)
+from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key
 
-__all__ = ["CachedSearch", "DenseFromMemory"]
+__all__ = [
+    "CachedSearch",
+    "CapPerCategoryAndDocument",
+    "DenseFromMemory",
+    "DropsNullFusedScores",
+    "KeyWithoutSeparator",
+    "TieBreakBoostCrossesRanks",
+]
 
 
 class CachedSearch(FromTheSpec):
@@ -83,3 +97,90 @@ class DenseFromMemory(FromTheSpec):
             )
             for rank, i in enumerate(order, start=1)
         ]
+
+
+# -- post-process: colliding ids, several categories, null fused scores, long hint lists ------------------
+
+
+class KeyWithoutSeparator(FromTheSpec):
+    """rank-order: "(subject only to dedup/caps removing one of them)": dedup is by chunk (docId and
+    chunkIndex). The dedup key is ``docId + str(chunkIndex)`` without a separator, so ``doc1``/11 and
+    ``doc11``/1 are one chunk, and the second is dropped as a duplicate.
+    """
+
+    def select(self, ordered, config):  # type: ignore[no-untyped-def]
+        seen: set[str] = set()
+        kept, dropped = [], []
+        for s in ordered:
+            key = f"{s.candidate.doc_id}{s.candidate.chunk_index}"
+            if key in seen:
+                dropped.append((s, "duplicate"))
+                continue
+            seen.add(key)
+            kept.append(s)
+        accepted, later = super().select(kept, config)
+        return accepted, dropped + later
+
+
+class CapPerCategoryAndDocument(FromTheSpec):
+    """rank-order: "more than `rag.max-chunks-per-document` chunks share a docId ... only the best-ranked
+    (lowest `originalRank`) up to the cap SHALL remain". The cap counts chunks per (category, docId): a
+    document whose chunks carry several categories keeps the cap's worth in each.
+    """
+
+    def select(self, ordered, config):  # type: ignore[no-untyped-def]
+        accepted: list[Scored] = []
+        dropped: list[tuple[Scored, str]] = []
+        seen: set[str] = set()
+        per_doc: Counter[tuple[str | None, str]] = Counter()
+        for s in ordered:
+            key, group = evidence_key(s.candidate), (s.candidate.category, s.candidate.doc_id)
+            if key in seen:
+                dropped.append((s, "duplicate"))
+                continue
+            seen.add(key)
+            if per_doc[group] >= config.max_chunks_per_document:
+                dropped.append((s, "per_document_cap"))
+                continue
+            per_doc[group] += 1
+            if len(accepted) >= config.return_n:
+                dropped.append((s, "return_n"))
+                continue
+            accepted.append(s)
+        return accepted, dropped
+
+
+class DropsNullFusedScores(FromTheSpec):
+    """rank-order: "only the best-ranked (lowest `originalRank`) ... SHALL remain": only dedup, the caps and
+    return-n remove candidates. Hybrid candidates whose fused ``score`` is null are dropped silently
+    before anything else, as if a missing score were a missing hit.
+    """
+
+    def post_process(self, request: PostProcessRequest) -> PostProcessReply:
+        kept = [
+            c
+            for c in request.candidates
+            if not (self.canonicalize_label(c.score_label) == "hybrid" and c.score is None)
+        ]
+        return self.assemble(kept, request.config, request.hints)
+
+
+class TieBreakBoostCrossesRanks(FromTheSpec):
+    """rank-order: "It SHALL NOT re-order primarily by L0 domain/entity/keyword/source_type additive
+    boosts." The legacy boost is kept "only as a tie-break": the sort key is ``originalRank - boost`` with
+    a tenth of a rank per matching hint term. With a few terms it breaks ties only; a long hint list
+    moves a chunk matching many terms ahead of better-ranked ones.
+    """
+
+    def order(self, scored: list[Scored], hints: Hints) -> list[Scored]:
+        def key(s: Scored) -> float:
+            return s.candidate.original_rank - 0.1 * len(hint_overlaps_terms(s.candidate, hints))
+
+        return sorted(scored, key=key)
+
+
+def hint_overlaps_terms(candidate: WireCandidate, hints: Hints) -> list[str]:
+    """Every hint term (domain, entities, keywords) the candidate's text contains, case-insensitively."""
+    text = candidate.text.casefold()
+    terms = [*(hints.entities or ()), *(hints.keywords or ()), *([hints.domain] if hints.domain else [])]
+    return [t for t in terms if t and t.casefold() in text]
