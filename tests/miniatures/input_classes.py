@@ -14,7 +14,7 @@ is not another kind of engine call.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,10 +26,11 @@ from conformance.boundary._protocol import (
     SearchRequest,
     WireCandidate,
 )
-from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key
+from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key, hint_overlaps
 
 __all__ = [
     "CachedSearch",
+    "CanonicalizeRaisesOnCanonical",
     "CapPerCategoryAndDocument",
     "DenseFromMemory",
     "DropsNullFusedScores",
@@ -184,3 +185,53 @@ def hint_overlaps_terms(candidate: WireCandidate, hints: Hints) -> list[str]:
     text = candidate.text.casefold()
     terms = [*(hints.entities or ()), *(hints.keywords or ()), *([hints.domain] if hints.domain else [])]
     return [t for t in terms if t and t.casefold() in text]
+
+
+# -- labels --------------------------------------------------------------------------------------------
+
+
+class CanonicalizeRaisesOnCanonical(FromTheSpec):
+    """score-labels: "SHALL set `scoreLabel` to `dense` or `hybrid` (after any legacy alias
+    canonicalization)". ``canonicalize_label`` maps the three legacy aliases and raises for anything else,
+    ``dense`` and ``hybrid`` included: its table holds the aliases only. Everything else keeps its own
+    labels, so search, post-process and the normalizer conform.
+    """
+
+    _ALIASES: ClassVar[dict[str, str]] = {
+        "l2_distance": "dense",
+        "rrf_fused": "hybrid",
+        "bm25_only_no_dense": "hybrid",
+    }
+
+    def canonicalize_label(self, label: str) -> str:
+        if label not in self._ALIASES:
+            raise ValueError(f"unknown legacy score label {label!r}")
+        return self._ALIASES[label]
+
+    def quality(
+        self,
+        label: str,
+        score: float | None,
+        *,
+        rank: int,
+        batch: int,
+        max_l2: float,
+        dense_distance: float | None = None,
+    ) -> float:
+        if self._ALIASES.get(label, label) == "dense":  # its own table, not the label API
+            return self.l2_quality(score, max_l2)
+        if dense_distance is not None:
+            return self.l2_quality(dense_distance, max_l2)
+        return self.rank_quality(rank, batch)
+
+    def block(self, s: Scored, hints: Hints) -> dict[str, Any]:
+        c = s.candidate
+        return {
+            "evidence_key": evidence_key(c),
+            "doc_id": c.doc_id,
+            "chunk_index": c.chunk_index,
+            "original_rank": c.original_rank,
+            "quality_score": s.quality,
+            "score_label": self._ALIASES.get(c.score_label, c.score_label),
+            "hit_reasons": ("retrieval_rank", *hint_overlaps(c, hints)),
+        }
