@@ -140,6 +140,9 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
                     source_type=source,
                 )
             )
+    # Duplicate vectors in two documents (every run): every query sees them at exactly the same distance,
+    # whatever order the engine sums in; a query at that vector finds both at distance zero.
+    chunks[-1] = chunks[-1].model_copy(update={"vector": chunks[0].vector})
     chunks = _texts(rng, chunks, keywords, plain)
     all_vectors = np.asarray([*(_pad(v, dim) for v in scenario_vectors), *(c.vector for c in chunks)])
     queries = _queries(rng, np_rng, chunks, keywords, all_vectors, scenario_count=len(scenario_vectors))
@@ -276,6 +279,10 @@ def _queries(
         out.append(
             KbQuery(f"kb{len(out)}-{shape}", tuple(float(x) for x in vector), text, shape, hybrid=True)
         )
+    # First of the ties (the one the explicit searches ask): at the duplicated vector, both copies at
+    # distance zero, an exact tie whatever the engine's float32 order.
+    zero = _unit(np.asarray(chunks[0].vector))
+    out.append(KbQuery(f"kb{len(out)}-tie", tuple(float(x) for x in zero), "", "tie", hybrid=False, min_k=3))
     ties = 0
     for _ in range(20):  # two chunks of different documents at exactly the same distance: dense mode only
         if ties == 2:  # every run has two (features/spec/input-model.md: exact ties, explicit)
@@ -390,8 +397,11 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
             sizes[c.category] = sizes.get(c.category, 0) + 1
     largest = max(sorted(sizes), key=lambda c: sizes[c])
     q = hybrid[0]
+    # The low-quality pair asks a blank query: hybrid mode then has no keyword leg, and every hit of
+    # both modes is a near neighbour whose distance an implementation may attach (R7).
+    blank = next((b for b in hybrid if b.shape == "blank"), q)
     vectors = np.asarray([c.vector for c in kb.chunks])
-    nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(q.vector)) ** 2).sum(axis=1)))]
+    nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(blank.vector)) ** 2).sum(axis=1)))]
     for mode in ("dense", "hybrid"):
         good = _request(q, mode, k=10, category=largest, rrf_k=60)
         good["retrieve_k"] = good.pop("k")
@@ -400,7 +410,7 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
         out.append(good)
         if nearest.category is None:
             continue
-        low = _request(q, mode, k=10, category=nearest.category, rrf_k=60)
+        low = _request(blank, mode, k=10, category=nearest.category, rrf_k=60)
         low["retrieve_k"] = low.pop("k")
         low["config"] = {"reference_threshold": 1.0, "highly_relevant_threshold": 1.0, "return_n": 8}
         out.append(low)

@@ -14,6 +14,7 @@ is not another kind of engine call.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,12 +22,17 @@ import numpy as np
 import reference
 from conformance.boundary._protocol import (
     Hints,
+    LookupReply,
+    LookupRequest,
     PostProcessReply,
     PostProcessRequest,
     SearchRequest,
     WireCandidate,
 )
+from reference.store._schema import KEY_FIELD, SPARSE_FIELD
+from reference.store._vectors import prepared_query
 from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key, hint_overlaps
+from tests.miniatures.spec_freedoms import HybridDenseProbeDistance
 
 __all__ = [
     "CachedSearch",
@@ -35,7 +41,12 @@ __all__ = [
     "DenseFromMemory",
     "DropsNullFusedScores",
     "KeyWithoutSeparator",
+    "QuoteOnlyEscaping",
+    "RetryDedupsAgainstFilteredWalk",
+    "RetryOnHintsWithoutMatch",
+    "ThirdAttemptFromDense",
     "TieBreakBoostCrossesRanks",
+    "TieBrokenByKeywordSearch",
 ]
 
 
@@ -235,3 +246,104 @@ class CanonicalizeRaisesOnCanonical(FromTheSpec):
             "score_label": self._ALIASES.get(c.score_label, c.score_label),
             "hit_reasons": ("retrieval_rank", *hint_overlaps(c, hints)),
         }
+
+
+# -- search and lookup: a backslash category, exact ties, the retry ------------------------------------
+
+
+class QuoteOnlyEscaping(FromTheSpec):
+    """quality-gates: a filtered attempt searches the category only ("category-filter low-quality retry
+    decisions", design note §5.5: L0 navigation, category filter). The filter literal escapes double
+    quotes but not backslashes, so ``C:\\shares\\kb`` reaches Milvus as an unknown escape; the engine's
+    refusal is read as "no chunk matches", and the filtered attempt is empty.
+    """
+
+    def engine_search(self, request: SearchRequest) -> list[Any]:
+        if request.category is None or "\\" not in request.category:
+            return super().engine_search(request)
+        store = self._prepared()
+        vector, sent = prepared_query(request.query_vector, store.dim, store.collection)
+        expr = 'category == "' + request.category.replace('"', '\\"') + '"'
+        try:
+            if request.mode == "dense":
+                return store._dense(sent, request.k, expr)
+            return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
+        except reference.StoreError:
+            return []  # "the filter matched nothing"
+
+
+class TieBrokenByKeywordSearch(FromTheSpec):
+    """dense-baseline: "search SHALL call dense ANN only". Dense hits at exactly the same distance are
+    ordered by a BM25 search of the query text over the tied chunks (the better keyword match first); the
+    ranks and scores are otherwise the ANN's. Only exact ties make the extra call.
+    """
+
+    def engine_search(self, request: SearchRequest) -> list[Any]:
+        hits = super().engine_search(request)
+        if request.mode != "dense" or not any(a.score == b.score for a, b in pairwise(hits)):
+            return hits
+        store = self._prepared()
+        text = request.query_text.strip() or "tie"
+        found = store.client.search(
+            store.collection,
+            data=[text],
+            anns_field=SPARSE_FIELD,
+            limit=request.k,
+            output_fields=[KEY_FIELD],
+            search_params={"metric_type": "BM25"},
+        )[0]
+        lexical = {h["entity"][KEY_FIELD]: -float(h["distance"]) for h in found}
+        ordered = sorted(hits, key=lambda c: (c.score, lexical.get(evidence_key(c), 0.0)))
+        return [c.model_copy(update={"original_rank": rank}) for rank, c in enumerate(ordered, start=1)]
+
+
+class RetryOnHintsWithoutMatch(FromTheSpec):
+    """quality-gates: "category-filter low-quality retry decisions SHALL use the normalized `qualityScore`
+    ... SHALL NOT require L0 hint contains-match to treat the result as usable when quality meets
+    threshold". The filtered attempt is also retried when hints were given and no accepted block contains
+    any of them, though its quality meets the threshold.
+    """
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        hinted = request.hints != Hints()
+        if request.category is None or not hinted:
+            return super().lookup(request)
+        first = self.attempt(request, request.category)
+        matched = any(len(b.hit_reasons) > 1 for b in first.blocks)
+        if not first.is_low_quality and matched:
+            return self.answer(first, "filtered")
+        return self.after_retry(first, self.attempt(request, None), request)
+
+
+class RetryDedupsAgainstFilteredWalk(FromTheSpec):
+    """quality-gates (design note §4.3): "the retry result is merged or replaces the filtered one". The
+    retry skips every chunk the filtered attempt already walked, "so the agent sees new evidence": the
+    category's best chunks, which the unfiltered search finds again, are lost.
+    """
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        if request.category is None:
+            return super().lookup(request)
+        walked = self.retrieve(request, request.category)
+        first = self.assemble(walked, request.config, request.hints)
+        if not self.should_retry(first, request.config):
+            return self.answer(first, "filtered")
+        seen = {evidence_key(c) for c in walked}
+        fresh = [c for c in self.retrieve(request, None) if evidence_key(c) not in seen]
+        return self.after_retry(first, self.assemble(fresh, request.config, request.hints), request)
+
+
+class ThirdAttemptFromDense(HybridDenseProbeDistance):
+    """quality-gates (design note §4.3): "filtered -> unfiltered retry when isLowQuality ... the retry
+    result is merged or replaces the filtered one": two attempts. Hybrid hits carry a dense probe's
+    distance (a conforming freedom, R7), so a hybrid retry can be low quality too; then a third attempt
+    answers from an unfiltered dense search instead.
+    """
+
+    def after_retry(
+        self, first: PostProcessReply, retry: PostProcessReply, request: LookupRequest
+    ) -> LookupReply:
+        if request.mode != "hybrid" or not retry.is_low_quality:
+            return super().after_retry(first, retry, request)
+        dense = request.model_copy(update={"mode": "dense"})
+        return self.answer(self.attempt(dense, None), "unfiltered_retry")
