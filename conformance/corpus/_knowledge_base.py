@@ -60,7 +60,9 @@ _CATEGORY_KINDS = (
     ("产品文档", "Ünïcode-Kategorie"),  # other scripts
     ("faq", "kb"),  # plain, and a prefix of another ("FAQ archive" casefolds to "faq archive")
 )
-_ABSENT = ("Legal / Compliance", "archivé", "faq-old", "Customer", "产品")  # no chunk carries these
+# No chunk carries these. The second is a prefix of the backslash category every run holds: explicit
+# searches filter by it (a filter matching by prefix or LIKE finds that category's chunks).
+_ABSENT = ("Legal / Compliance", "C:\\shares", "archivé", "faq-old", "Customer", "产品")
 _SOURCE_TYPES = (None, "faq", "manual", "ticket", "runbook", "wiki page")
 _DOC_IDS = (
     "kb/billing/refund-policy-{n}.md", "{uuid}", "FAQ {n}: Passwort zurücksetzen", "产品手册-{n:02d}",
@@ -352,9 +354,12 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
         for mode in ("dense", "hybrid") if q.hybrid else ("dense",):
             category = categories[i % len(categories)] if mode == "hybrid" else None
             out.append(_request(q, mode, k=max(q.min_k, 5 + i), category=category, rrf_k=(60, 1, 100)[i % 3]))
-    for i, category in enumerate(categories):
+    for i, category in enumerate([*categories, kb.absent_categories[1]]):
         q = kb.queries[i % len(kb.queries)]
         out.append(_request(q, "hybrid" if q.hybrid else "dense", k=_MAX_K, category=category, rrf_k=60))
+    # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
+    q = next(q for q in kb.queries if q.shape == "tie")
+    out.append(_request(q, "dense", k=len(kb.chunks) + 64, category=None, rrf_k=60))
     out.append(dict(out[0]))  # the same request twice: a second answer must conform as the first did
     return out
 
@@ -400,16 +405,15 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
     # The low-quality pair asks a blank query: hybrid mode then has no keyword leg, and every hit of
     # both modes is a near neighbour whose distance an implementation may attach (R7).
     blank = next((b for b in hybrid if b.shape == "blank"), q)
-    vectors = np.asarray([c.vector for c in kb.chunks])
-    nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(blank.vector)) ** 2).sum(axis=1)))]
+    filed = [c for c in kb.chunks if c.category is not None]
+    vectors = np.asarray([c.vector for c in filed])
+    nearest = filed[int(np.argmin(((vectors - np.asarray(blank.vector)) ** 2).sum(axis=1)))]
     for mode in ("dense", "hybrid"):
         good = _request(q, mode, k=10, category=largest, rrf_k=60)
         good["retrieve_k"] = good.pop("k")
         good["hints"] = {"keywords": (NO_MATCH_HINT,), "entities": (NO_MATCH_HINT,)}
         good["config"] = {"reference_threshold": 0.0, "highly_relevant_threshold": 0.5}
         out.append(good)
-        if nearest.category is None:
-            continue
         low = _request(blank, mode, k=10, category=nearest.category, rrf_k=60)
         low["retrieve_k"] = low.pop("k")
         low["config"] = {"reference_threshold": 1.0, "highly_relevant_threshold": 1.0, "return_n": 8}
