@@ -32,6 +32,7 @@ from conformance.boundary._protocol import (
 from reference.store._schema import KEY_FIELD, SPARSE_FIELD
 from reference.store._vectors import prepared_query
 from tests.miniatures.from_the_spec import FromTheSpec, Scored, evidence_key, hint_overlaps
+from tests.miniatures.real_data import hybrid_candidates
 from tests.miniatures.spec_freedoms import HybridDenseProbeDistance
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "DenseFromMemory",
     "DropsNullFusedScores",
     "KeyWithoutSeparator",
+    "LookupGlueL2Backfill",
     "QuoteOnlyEscaping",
     "RetryDedupsAgainstFilteredWalk",
     "RetryOnHintsWithoutMatch",
@@ -347,3 +349,28 @@ class ThirdAttemptFromDense(HybridDenseProbeDistance):
             return super().after_retry(first, retry, request)
         dense = request.model_copy(update={"mode": "dense"})
         return self.answer(self.attempt(dense, None), "unfiltered_retry")
+
+
+# -- attribution: the L2 backfill in the lookup glue -------------------------------------------------
+
+
+class LookupGlueL2Backfill(FromTheSpec):
+    """no-l2-overwrite: "SHALL NOT replace hybrid hit scores with a parallel dense L2 map" and
+    "post-process input scores SHALL NOT be forced to dense L2 solely for threshold compatibility". Search
+    and post-process conform; the lookup glue rewrites each hybrid hit before post-process: score = its
+    dense L2 distance, label ``l2_distance`` (the legacy backfill), so the evidence is dense-labelled with
+    the dense formula's qualities.
+    """
+
+    def retrieve(self, request: LookupRequest, category: str | None) -> list[WireCandidate]:
+        if request.mode != "hybrid":
+            return super().retrieve(request, category)
+        hits = [
+            WireCandidate.model_validate(h.model_dump())
+            for h in hybrid_candidates(self, request.search(category))
+        ]
+        backfill = {"score_label": "l2_distance", "dense_distance": None}
+        return [
+            h.model_copy(update={**backfill, "score": h.dense_distance, "raw_score": h.dense_distance})
+            for h in hits
+        ]
