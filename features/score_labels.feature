@@ -87,7 +87,7 @@ Feature: Primary score labels SHALL be only dense or hybrid
       | rrf_fused          | hybrid          |
       | bm25_only_no_dense | hybrid          |
 
-  @id:canonical-labels-stay-canonical-label-api @needs:labels @spec:bbb53ee2219d
+  @id:canonical-labels-stay-canonical-label-api @needs:labels @derived
   Scenario Outline: Canonical labels stay canonical (label API)
     When a candidate carries the canonical label "<label>"
     Then the label canonicalizes to "<label>"
