@@ -86,3 +86,13 @@ Feature: Primary score labels SHALL be only dense or hybrid
       | l2_distance        | dense           |
       | rrf_fused          | hybrid          |
       | bm25_only_no_dense | hybrid          |
+
+  @id:canonical-labels-stay-canonical-label-api @needs:labels @derived
+  Scenario Outline: Canonical labels stay canonical (label API)
+    When a candidate carries the canonical label "<label>"
+    Then the label canonicalizes to "<label>"
+
+    Examples:
+      | label  |
+      | dense  |
+      | hybrid |

@@ -32,24 +32,37 @@ import numpy as np
 
 from ..boundary._protocol import CorpusChunk
 
-__all__ = ["EXTRA_DIMS", "KbQuery", "KnowledgeBase", "explicit_lookups", "explicit_searches", "generate"]
+__all__ = [
+    "EXTRA_DIMS",
+    "SEVERAL_CATEGORIES_DOC",
+    "KbQuery",
+    "KnowledgeBase",
+    "explicit_lookups",
+    "explicit_searches",
+    "generate",
+]
 
 EXTRA_DIMS = 23  # dimensions of the generated part, after the scenario corpus's
 _SCENARIO_QUERY_AXES = (0, 1, 7, 8)  # the scenario questions' directions (see _corpus)
 _LEAN = 0.15  # generated chunks lean this far away from each scenario question (its chunks: >= -0.14)
 _TEXT_TOKENS = 10
 _MAX_K = 30  # the largest k a generated request asks for
+SEVERAL_CATEGORIES_DOC = "doc1"  # its twelve chunks carry two categories and none
 _GAP = 1e-4  # the smallest dense gap a hybrid query's ranking may have (float32 noise is ~1e-6)
 
 # Category values as teams write them, by what they test in a filter; every run draws one of each kind.
 _CATEGORY_KINDS = (
     ("Customer Support", "billing & invoices", "FAQ archive", "Время доставки"),  # spaces
     ("O'Reilly Media", 'say "cheese"'),  # quotes
-    ("C:\\shares\\kb", "tier-1/escalations"),  # backslashes, slashes
+    ("C:\\shares\\kb",),  # a backslash: every run (a filter that escapes quotes only breaks on it)
+    ("tier-1/escalations", "50% off_sale"),  # a slash; LIKE's wildcards, which an exact match keeps
+    ("line\nbreak", "tab\there", " padded "),  # control characters, leading and trailing spaces
     ("产品文档", "Ünïcode-Kategorie"),  # other scripts
     ("faq", "kb"),  # plain, and a prefix of another ("FAQ archive" casefolds to "faq archive")
 )
-_ABSENT = ("Legal / Compliance", "archivé", "faq-old", "Customer", "产品")  # no chunk carries these
+# No chunk carries these. The second is a prefix of the backslash category every run holds: explicit
+# searches filter by it (a filter matching by prefix or LIKE finds that category's chunks).
+_ABSENT = ("Legal / Compliance", "C:\\shares", "archivé", "faq-old", "Customer", "产品")
 _SOURCE_TYPES = (None, "faq", "manual", "ticket", "runbook", "wiki page")
 _DOC_IDS = (
     "kb/billing/refund-policy-{n}.md", "{uuid}", "FAQ {n}: Passwort zurücksetzen", "产品手册-{n:02d}",
@@ -110,6 +123,8 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
     chunks: list[CorpusChunk] = []
     topics: dict[str, np.ndarray] = {}
     np_rng = np.random.default_rng(seed)
+    # One document over several categories (and none): its chunks cycle through them, every run.
+    several = (categories[0], categories[1], None)
     for doc_id, category, count in docs:
         topic = _unit(np_rng.normal(size=EXTRA_DIMS))
         topics[doc_id] = topic
@@ -123,10 +138,13 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
                     chunk_index=index,
                     text="",  # filled below
                     vector=_vector(scenario_dim, j, part),
-                    category=category,
+                    category=several[index % 3] if doc_id == SEVERAL_CATEGORIES_DOC else category,
                     source_type=source,
                 )
             )
+    # Duplicate vectors in two documents (every run): every query sees them at exactly the same distance,
+    # whatever order the engine sums in; a query at that vector finds both at distance zero.
+    chunks[-1] = chunks[-1].model_copy(update={"vector": chunks[0].vector})
     chunks = _texts(rng, chunks, keywords, plain)
     all_vectors = np.asarray([*(_pad(v, dim) for v in scenario_vectors), *(c.vector for c in chunks)])
     queries = _queries(rng, np_rng, chunks, keywords, all_vectors, scenario_count=len(scenario_vectors))
@@ -168,6 +186,10 @@ def _documents(rng: random.Random, categories: Sequence[str]) -> list[tuple[str,
     sizes = [1, 1, 1, 2, 2, 3, 3, 4, 5, 8, 12]
     tiny = categories[-1]  # a category of one chunk: filtered searches return almost nothing
     docs.append((_doc_id(rng, used), tiny, 1))
+    # Ids that collide when docId and chunkIndex are concatenated (doc1/11 and doc11/1), every run.
+    used.update(("doc1", "doc11"))
+    docs.append(("doc1", categories[0], 12))
+    docs.append(("doc11", categories[1], 2))
     for i in range(26):
         category: str | None = None if i == 0 or rng.random() < 0.1 else categories[i % (len(categories) - 1)]
         docs.append((_doc_id(rng, used), category, rng.choice(sizes)))
@@ -259,10 +281,18 @@ def _queries(
         out.append(
             KbQuery(f"kb{len(out)}-{shape}", tuple(float(x) for x in vector), text, shape, hybrid=True)
         )
-    for _ in range(4):  # two chunks of different documents at exactly the same distance: dense mode only
+    # First of the ties (the one the explicit searches ask): at the duplicated vector, both copies at
+    # distance zero, an exact tie whatever the engine's float32 order.
+    zero = _unit(np.asarray(chunks[0].vector))
+    out.append(KbQuery(f"kb{len(out)}-tie", tuple(float(x) for x in zero), "", "tie", hybrid=False, min_k=3))
+    ties = 0
+    for _ in range(20):  # two chunks of different documents at exactly the same distance: dense mode only
+        if ties == 2:  # every run has two (features/spec/input-model.md: exact ties, explicit)
+            break
         a, b = rng.sample(range(len(chunks)), 2)
         if chunks[a].doc_id == chunks[b].doc_id:
             continue
+        ties += 1
         vector = _unit(np.asarray(chunks[a].vector) + np.asarray(chunks[b].vector))
         name = f"kb{len(out)}-tie"
         out.append(KbQuery(name, tuple(float(x) for x in vector), "", "tie", hybrid=False, min_k=3))
@@ -324,9 +354,13 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
         for mode in ("dense", "hybrid") if q.hybrid else ("dense",):
             category = categories[i % len(categories)] if mode == "hybrid" else None
             out.append(_request(q, mode, k=max(q.min_k, 5 + i), category=category, rrf_k=(60, 1, 100)[i % 3]))
-    for i, category in enumerate(categories):
+    for i, category in enumerate([*categories, kb.absent_categories[1]]):
         q = kb.queries[i % len(kb.queries)]
         out.append(_request(q, "hybrid" if q.hybrid else "dense", k=_MAX_K, category=category, rrf_k=60))
+    # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
+    q = next(q for q in kb.queries if q.shape == "tie")
+    out.append(_request(q, "dense", k=len(kb.chunks) + 64, category=None, rrf_k=60))
+    out.append(dict(out[0]))  # the same request twice: a second answer must conform as the first did
     return out
 
 
@@ -344,6 +378,46 @@ def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:
             if mode == "hybrid":  # long L0 hint lists, of words the texts hold
                 request["hints"] = {"keywords": kb.words[i : i + 40], "domain": kb.words[-1]}
             out.append(request)
+    out += _retry_lookups(kb, hybrid)
+    out.append(dict(out[0]))  # the same request twice: a second answer must conform as the first did
+    return out
+
+
+# A word no text holds: the pseudo-words use no "q" (see _pseudo_words), and no other text is ASCII-only.
+NO_MATCH_HINT = "qqzzxq"
+
+
+def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[str, object]]:
+    """Lookups that decide the retry, in both modes, every run:
+
+    - a good filtered result (reference threshold 0) with hints that match nothing: no retry;
+    - a filtered result that is low quality, in the category of the query's nearest chunk, whose
+      unfiltered retry holds the filtered attempt's chunks and is low quality too (reference and
+      highly-relevant thresholds 1: no distance above 0 reaches them).
+    """
+    out: list[dict[str, object]] = []
+    sizes: dict[str, int] = {}
+    for c in kb.chunks:
+        if c.category is not None:
+            sizes[c.category] = sizes.get(c.category, 0) + 1
+    largest = max(sorted(sizes), key=lambda c: sizes[c])
+    q = hybrid[0]
+    # The low-quality pair asks a blank query: hybrid mode then has no keyword leg, and every hit of
+    # both modes is a near neighbour whose distance an implementation may attach (R7).
+    blank = next((b for b in hybrid if b.shape == "blank"), q)
+    filed = [c for c in kb.chunks if c.category is not None]
+    vectors = np.asarray([c.vector for c in filed])
+    nearest = filed[int(np.argmin(((vectors - np.asarray(blank.vector)) ** 2).sum(axis=1)))]
+    for mode in ("dense", "hybrid"):
+        good = _request(q, mode, k=10, category=largest, rrf_k=60)
+        good["retrieve_k"] = good.pop("k")
+        good["hints"] = {"keywords": (NO_MATCH_HINT,), "entities": (NO_MATCH_HINT,)}
+        good["config"] = {"reference_threshold": 0.0, "highly_relevant_threshold": 0.5}
+        out.append(good)
+        low = _request(blank, mode, k=10, category=nearest.category, rrf_k=60)
+        low["retrieve_k"] = low.pop("k")
+        low["config"] = {"reference_threshold": 1.0, "highly_relevant_threshold": 1.0, "return_n": 8}
+        out.append(low)
     return out
 
 

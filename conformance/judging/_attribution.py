@@ -13,8 +13,9 @@ influence is the fault, and the failure is counted under the requirement that go
 - denseDistance: R7 ``dense-distance-order`` / ``-label`` for the order and the label ("Retrieval order
   SHALL remain ... and the primary scoreLabel SHALL remain hybrid"); a quality wrong only with the
   distance stays the normalizer's (R7 merely allows using it);
-- the category: R5 ``category-filter`` for hits the filter got wrong (the retry's own faults, which also
-  vanish without a category, keep their rules).
+- the category: R5 ``category-filter`` for hits the filter got wrong, and for engine calls only the filter
+  makes (these break R6 ``dense-only`` too, and count under both); the retry's own faults, which also
+  vanish without a category, keep their rules.
 
 Only the findings an input governs move; the others keep their rule.
 
@@ -62,6 +63,7 @@ class Variation:
     # The rule a finding it explains counts under (None: the finding's own).
     rule_for: Callable[[model.Violation], str | None]
     also: bool = False  # the finding breaks the governing rule as well as its own: count both
+    also_rules: frozenset[str] = frozenset()  # rules whose findings it moves count both ways too
 
     def says(self) -> str:
         return f"varied: {self.name}, the same question is answered as the spec allows"
@@ -153,9 +155,11 @@ def _dense_distance_rule(v: model.Violation) -> str | None:
 
 
 def _category_rule(v: model.Violation) -> str | None:
-    """A filter that retrieves the wrong hits breaks the category filter (R5); the retry's own faults,
-    which also vanish without a category, keep their rules."""
-    return "category-filter" if v.rule.id in _RETRIEVAL else None
+    """A filter that retrieves the wrong hits breaks the category filter (R5); so do engine calls that
+    only the filter makes (a partition per category, a scalar query for the category's rows): they count
+    under R5 as well as R6's dense-only, which they also break. The retry's own faults, which also vanish
+    without a category, keep their rules."""
+    return "category-filter" if v.rule.id in _RETRIEVAL | {"dense-only"} else None
 
 
 ALIASES = Variation(
@@ -174,7 +178,13 @@ DENSE_DISTANCE = Variation(
     _dense_distance_rule,
     also=True,
 )
-CATEGORY = Variation("without the category filter", "quality-gates", _without_category, _category_rule)
+CATEGORY = Variation(
+    "without the category filter",
+    "quality-gates",
+    _without_category,
+    _category_rule,
+    also_rules=frozenset({"dense-only"}),
+)
 VARIATIONS: tuple[Variation, ...] = (ALIASES, HINTS, DENSE_DISTANCE, CATEGORY)
 """The inputs the judge takes away, one at a time, in this order."""
 
@@ -201,7 +211,7 @@ def reattribute(found: list[model.Violation], variation: Variation) -> list[mode
             out.append(v if target is None else replace(v, varied=variation.says()))
             continue
         rule = model.RULES[target]
-        if variation.also:
+        if variation.also or v.rule.id in variation.also_rules:
             out.append(replace(v, varied=variation.says()))
         out.append(replace(v, rule=rule, actual=f"{v.actual} (seen by {v.rule.id})", varied=variation.says()))
     return out

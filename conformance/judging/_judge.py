@@ -141,6 +141,7 @@ class Judge:
                 calls,
                 "the engine calls of a dense-mode search",
                 hybrid_collections=self._hybrid_collections(),
+                repeated=self._dense_asked_before([request], calls),
             )
         return reply, tuple(calls), found
 
@@ -190,12 +191,30 @@ class Judge:
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_lookup_fusions(request, reply, found, low)
         if request.mode == "dense":
+            searches = [request.search(request.category)]
+            if request.category is not None and reply.path != "filtered":
+                searches.append(request.search(None))
             found += model.check_dense_only(
                 calls,
                 "the engine calls of a dense-mode lookup",
                 hybrid_collections=self._hybrid_collections(),
+                repeated=self._dense_asked_before(searches, calls),
             )
         return reply, tuple(calls), found
+
+    def dense_asked_before(self, request: SearchRequest) -> bool:
+        """Whether this dense search was asked of Milvus earlier in the run (for the steps' own checks)."""
+        return request.model_dump_json() in self._memory.get("dense_searched", ())
+
+    def _dense_asked_before(self, searches: Sequence[SearchRequest], calls: Sequence[Any]) -> bool:
+        """Whether each of ``searches`` reached Milvus as a dense ANN search earlier in this run; a question
+        whose calls hold a dense search makes its searches known for the questions after it."""
+        known: set[str] = self._memory.setdefault("dense_searched", set())
+        keys = [s.model_dump_json() for s in searches]
+        before = all(key in known for key in keys)
+        if any(c.method == "Search" for c in calls):
+            known.update(keys)
+        return before
 
     def _other_lookup_fusions(
         self, request: LookupRequest, reply: LookupReply, found: list[model.Violation], low: set[bool] | None

@@ -301,7 +301,7 @@ def _first_line(exc: BaseException) -> str:
 def _filter(category: str | None) -> str:
     if category is None:
         return ""
-    escaped = category.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = category.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
     return f'category == "{escaped}"'
 
 

@@ -78,7 +78,7 @@ def category_filter(category: str) -> str:
     """
     if "\x00" in category:
         return f'{KEY_FIELD} == ""'  # every key is "docId#chunkIndex", never empty: matches nothing
-    escaped = category.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = category.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
     return f'{CATEGORY_FIELD} == "{escaped}"'
 
 

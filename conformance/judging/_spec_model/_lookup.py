@@ -124,6 +124,50 @@ def low_quality_readings(attempt: Attempt, config: PostProcessConfig) -> set[boo
 def check_lookup(
     request: LookupRequest, reply: LookupReply, truth: LookupTruth, *, low: set[bool] | None = None
 ) -> list[Violation]:
+    """:func:`_check_lookup`, with evidence rewritten into the legacy L2 backfill counted under R2."""
+    return _l2_backfill(_check_lookup(request, reply, truth, low=low), request, reply, truth)
+
+
+def _l2_backfill(
+    found: list[Violation], request: LookupRequest, reply: LookupReply, truth: LookupTruth
+) -> list[Violation]:
+    """Hybrid evidence whose every block is labelled dense (or ``l2_distance``) with the dense formula's
+    quality of its chunk's dense distance is the legacy L2 backfill: the glue rewrote the hybrid hits'
+    scores into their dense L2 and their labels into ``l2_distance`` before post-process. That is what
+    R2's sentence forbids ("SHALL NOT replace hybrid hit scores with a parallel dense L2 map ... post-process
+    input scores SHALL NOT be forced to dense L2 solely for threshold compatibility"), wherever it shows:
+    the wrong labels and qualities it causes count there, not under R1 or R3 (readings 18)."""
+    if request.mode != "hybrid" or not reply.blocks or not failing(found) or not request.query_text.strip():
+        return found  # a blank query's hybrid order is the dense one: a dense fallback looks the same
+    hybrid = [
+        c
+        for attempt in (truth.filtered, truth.unfiltered)
+        if attempt is not None
+        for c in (*attempt.candidates, *attempt.spill)
+    ]
+    distances = {(c.doc_id, c.chunk_index): c.dense_distance for c in hybrid}
+    ranked = {(c.doc_id, c.chunk_index, c.original_rank) for c in hybrid}
+    max_l2 = request.config.max_l2_distance
+    for b in reply.blocks:
+        d = distances.get((b.doc_id, b.chunk_index))
+        if canonical(b.score_label) != "dense" or d is None:
+            return found
+        if (b.doc_id, b.chunk_index, b.original_rank) not in ranked:
+            return found  # not the hybrid hits at their hybrid ranks: a dense search, not a backfill
+        if abs(b.quality_score - dense_quality(d, max_l2)) > QUALITY_TOLERANCE + DISTANCE_TOLERANCE / max_l2:
+            return found
+    out: list[Violation] = []
+    for v in found:
+        if v.rule.fails and v.requirement in ("score-labels", "single-normalizer"):
+            v = violation("l2-relabel", v.item, v.expected, f"{v.actual} (seen by {v.rule.id})")
+            v = Violation(v.rule, v.item, v.expected, v.actual, "the evidence is the legacy L2 backfill")
+        out.append(v)
+    return out
+
+
+def _check_lookup(
+    request: LookupRequest, reply: LookupReply, truth: LookupTruth, *, low: set[bool] | None = None
+) -> list[Violation]:
     """Every rule the spec fixes for one lookup reply; no failing finding means the spec allows it.
 
     The evidence is judged first, as the post-processing of the attempt the reply names: a wrong quality

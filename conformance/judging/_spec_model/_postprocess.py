@@ -126,7 +126,7 @@ def check_post_process(
     if normalizer is not None and not any(v.rule.id.endswith(("formula", "range")) for v in failing(found)):
         kept = len(kept_candidates(candidates, config))
         sizes = batch_sizes(candidates, kept, len(reply.blocks))
-        found += one_normalizer(matched, sizes, config, normalizer, tolerance)
+        found += one_normalizer(matched, sizes, config, normalizer, tolerance, candidates)
     found += gate_violations(reply, [b.quality_score for b, _ in matched], config, tolerance)
     found += _dropped(batch, reply)
     return found

@@ -151,21 +151,34 @@ def one_normalizer(
     config: PostProcessConfig,
     normalizer: Normalizer,
     tolerance: float,
+    candidates: Sequence[WireCandidate] = (),
 ) -> list[Violation]:
     """Each block's quality is what the implementation's normalizer answers for its candidate, with one
-    of the batch sizes a conforming post-process may use."""
+    of the batch sizes a conforming post-process may use.
+
+    Copies of one chunk at one originalRank (``candidates``: the whole batch) are the same block by
+    everything a block shows, yet may carry other labels, scores and denseDistance: the block may be any
+    of them, so any copy's answer will do. Which copy dedup keeps is R4's question (its own rules), not
+    the normalizer's: a block that is a later copy must not fail R3 too."""
     for block, c in matched:
+        copies = [
+            other
+            for other in candidates
+            if (other.doc_id, other.chunk_index, other.original_rank)
+            == (c.doc_id, c.chunk_index, c.original_rank)
+        ] or [c]
         answers = []
-        for n in sizes:
-            request = QualityRequest(
-                score_label=c.score_label,
-                score=c.score,
-                original_rank=c.original_rank,
-                batch_size=n,
-                max_l2_distance=config.max_l2_distance,
-                dense_distance=c.dense_distance,
-            )
-            answers.append(normalizer(request))
+        for copy in copies:
+            for n in sizes:
+                request = QualityRequest(
+                    score_label=copy.score_label,
+                    score=copy.score,
+                    original_rank=copy.original_rank,
+                    batch_size=n,
+                    max_l2_distance=config.max_l2_distance,
+                    dense_distance=copy.dense_distance,
+                )
+                answers.append(normalizer(request))
         if not any(close(block.quality_score, a, tolerance) for a in answers):
             return [
                 violation(

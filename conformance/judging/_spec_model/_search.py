@@ -318,7 +318,11 @@ class EngineCall(Protocol):
 
 
 def check_dense_only(
-    calls: Sequence[EngineCall], what: str, *, hybrid_collections: frozenset[str] | None = None
+    calls: Sequence[EngineCall],
+    what: str,
+    *,
+    hybrid_collections: frozenset[str] | None = None,
+    repeated: bool = False,
 ) -> list[Violation]:
     """R6: in dense mode every data-reading engine call is a dense ANN search, and there is one; on the
     collection hybrid mode searches (``hybrid_collections``, when known): "a same-collection baseline".
@@ -326,6 +330,11 @@ def check_dense_only(
     Fetching the rows of exactly the hits a dense search returned, by their primary keys, hydrates that
     search (text, metadata); it retrieves nothing, and is allowed (readings 17). A scalar query whose
     filter could return any other row is retrieval, and fails.
+
+    ``repeated``: every search this question needs was asked of Milvus before, by a dense ANN search, in
+    this run. No call at all is then an answer from memory (a cache): "dense ANN only" forbids other
+    kinds of calls, not a missing one; whether the answer is the dense search's is ``dense-hits``'s
+    question (readings 17).
     """
     reads = [c for c in calls if c.method in DATA_READS]
     other: list[str] = []
@@ -352,7 +361,7 @@ def check_dense_only(
                 f"a dense search of {', '.join(elsewhere)}",
             )
         ]
-    if not any(c.method == "Search" for c in reads):
+    if not any(c.method == "Search" for c in reads) and not (repeated and not reads):
         return [
             violation(
                 "dense-only",

@@ -22,6 +22,7 @@ from ...boundary._protocol import Hints, PostProcessConfig, QualityRequest, Wire
 from ...judging._judge import Judge
 from ...judging._spec_model import QUALITY_TOLERANCE, expect, kept_ranks, top_readings
 from .. import _strategies as gen
+from .._explicit import HINT_PAIR_EXAMPLES, POST_PROCESS_EXAMPLES
 from ._property_run import (
     PropertyRun,
     close,
@@ -153,7 +154,7 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
         ranks = [b.original_rank for b in reply.blocks]
         assert ranks == sorted(ranks), f"accepted blocks out of originalRank order: {shown(reply.blocks)}"
 
-    rqs_property_run.check(generated, body)
+    rqs_property_run.check(generated, body, examples=POST_PROCESS_EXAMPLES)
 
 
 @then("each chunk SHALL be accepted once, the caps SHALL hold, and the best ranks SHALL be kept")
@@ -173,7 +174,7 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
             f"{got}: {shown(reply.blocks)}"
         )
 
-    rqs_property_run.check(generated, body)
+    rqs_property_run.check(generated, body, examples=POST_PROCESS_EXAMPLES)
 
 
 @then("the accepted blocks, their qualityScores and the gates SHALL NOT change; only hitReasons may")
@@ -210,7 +211,7 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
                 f"{two.is_low_quality}/{two.top_quality_score!r}",
             )
 
-    rqs_property_run.check(generated, body)
+    rqs_property_run.check(generated, body, examples=HINT_PAIR_EXAMPLES)
 
 
 # -- Then: R5, gates -----------------------------------------------------------------------------------
@@ -241,7 +242,7 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
             f"{reply.relevance_level!r} with hints {hints}, the same accepted qualityScores"
         )
 
-    rqs_property_run.check(generated, body)
+    rqs_property_run.check(generated, body, examples=POST_PROCESS_EXAMPLES)
 
 
 @then("both SHALL get the same low-quality decision and the same relevance level")

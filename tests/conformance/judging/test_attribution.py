@@ -180,3 +180,18 @@ def test_retry_evidence_that_the_hints_explain_counts_under_no_boost_and_the_gat
     assert "seen by retry-evidence" in moved.actual
     assert "without the L0 hints" in (moved.varied or "")
     assert kept.rule.id == "low-quality"  # a gate the hints flip is still R5's
+
+
+def test_engine_calls_only_the_category_filter_makes_count_under_the_filter_and_dense_only() -> None:
+    from conformance.judging._attribution import CATEGORY, reattribute
+
+    calls = model.violation("dense-only", "dense-mode search", "dense ANN searches only", "Query(category)")
+    hits = model.violation("dense-hits", "dense hits", "the category's nearest", "other rows")
+    path = model.violation("retry-path", "lookup", "'filtered'", "'unfiltered_retry'")
+    moved = reattribute([calls, hits, path], CATEGORY)
+    assert [(v.rule.id, v.requirement) for v in moved] == [
+        ("dense-only", "dense-baseline"),  # still R6's: another kind of call
+        ("category-filter", "quality-gates"),  # and the filter's, which alone makes it
+        ("category-filter", "quality-gates"),
+        ("retry-path", "quality-gates"),
+    ]

@@ -144,6 +144,10 @@ def test_dense_mode_reads_data_only_through_dense_ann() -> None:
     assert rules(model.check_dense_only([_Call("Search", "text")], "calls")) == {"dense-only"}
     assert rules(model.check_dense_only([_Call("HybridSearch", "dense", "text")], "calls")) == {"dense-only"}
     assert rules(model.check_dense_only([_Call("LoadCollection")], "calls")) == {"dense-only"}
+    # A repeat of a search that reached Milvus before may be answered from memory: no call is no other
+    # kind of call. Any call it does make is still judged.
+    assert model.check_dense_only([], "calls", repeated=True) == []
+    assert rules(model.check_dense_only([_Call("Search", "text")], "calls", repeated=True)) == {"dense-only"}
 
 
 def test_fetching_exactly_the_dense_hits_by_primary_key_is_hydration() -> None:
