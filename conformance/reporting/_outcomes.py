@@ -42,7 +42,7 @@ from ._report import (
     not_judged_report,
     redacted,
 )
-from ._scope import property_lines, requirement_number, verdict_text
+from ._scope import ENGINE_ERRORS_REASON, property_lines, requirement_number, verdict_text
 
 __all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
@@ -297,7 +297,7 @@ class OutcomeCollector:
                 )
             elif n and self.engine_errors:
                 reason = (
-                    f"Milvus answered errors, twice in a row for the same question, in {n} "
+                    f"{ENGINE_ERRORS_REASON}, twice in a row for the same question, in {n} "
                     f"scenario{'s' * many}, which could not be judged (the first: {self.engine_errors[0]}): "
                     f"{_ENGINE_ERRORS_ADVICE}"
                 )

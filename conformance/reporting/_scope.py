@@ -29,6 +29,7 @@ from ..boundary._protocol import BASE_CAPABILITIES, PURE_CAPABILITIES, Capabilit
 from ..judging._spec_model import REQUIREMENT_NUMBERS
 
 __all__ = [
+    "ENGINE_ERRORS_REASON",
     "JUDGED_STATUSES",
     "broken_outside_spec",
     "capabilities_text",
@@ -45,6 +46,9 @@ __all__ = [
 JUDGED_STATUSES = frozenset({"passed", "failed", "errored", "xfailed"})
 """Statuses that are a judgement of the implementation (the others say why there is none)."""
 _BROKEN = frozenset({"failed", "errored"})
+ENGINE_ERRORS_REASON = "Milvus answered errors"
+"""How the reason of a run whose scenarios the engine's error answers left NOT JUDGED begins (not a lost
+engine): the verdict's words name that cause."""
 _UNSELECTED = "not selected"  # a transcription the run left out (-k), in spec_counts only
 _CAPABILITY_ORDER = {str(c): i for i, c in enumerate(Capability)}
 
@@ -293,9 +297,8 @@ def verdict_text(report: Report) -> str:
         parts.append(f"{_join([n for n, _ in blocked])} blocked by {_join(by)} failures")
     lost = [n for n, r in rows if r.verdict == "NOT JUDGED"]
     if lost:
-        cause = (
-            "answered errors" if (report.reason or "").startswith("Milvus answered errors") else "was lost"
-        )
+        erred = (report.reason or "").startswith(ENGINE_ERRORS_REASON)
+        cause = "answered errors" if erred else "was lost"
         parts.append(f"{_join(lost)} not judged: the engine {cause}")
     absent = [(n, r) for n, r in rows if r.verdict == "NOT APPLICABLE"]
     if absent:
