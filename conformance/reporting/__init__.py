@@ -3,7 +3,7 @@
 - ``_report``: the report's model (``report.json``): scenario results, per-requirement rows, verdicts.
 - ``_scope``: what a run judged (the spec's scenarios, the requirements by number) and the verdict
   said with it, one set of counts for every view.
-- ``_junit``: the JUnit view of a report.
+- ``_junit``: the JUnit view of a report; ``_table``: the terminal's (the per-requirement table).
 - ``_options``: :class:`RunOptions`, the run's options as one value, from which the pytest options and
   ``rag-conformance run``'s are made; the report records it. Not imported here (it needs pytest).
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
@@ -31,12 +31,12 @@ from ._report import (
     Verdict,
     broken_requirements,
     build_report,
-    format_table,
     interrupted_report,
     not_judged_report,
     spec_tally,
 )
 from ._scope import requirement_number, requirement_verdict_text, verdict_text
+from ._table import format_table
 
 __all__ = [
     "NOT_APPLICABLE_PREFIX",

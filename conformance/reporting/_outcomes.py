@@ -37,12 +37,12 @@ from ._report import (
     Report,
     ScenarioResult,
     build_report,
-    format_table,
     interrupted_report,
     not_judged_report,
     redacted,
 )
 from ._scope import ENGINE_ERRORS_REASON, property_lines, requirement_number, verdict_text
+from ._table import format_table
 
 __all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 

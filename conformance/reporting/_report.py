@@ -39,10 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
 from ..boundary._redact import redact
 from ._scope import (
-    derived_line,
     missing_capabilities,
     requirement_number,
-    requirement_verdict_text,
     spec_counts,
     verdict_text,
 )
@@ -64,7 +62,6 @@ __all__ = [
     "Verdict",
     "broken_requirements",
     "build_report",
-    "format_table",
     "interrupted_report",
     "not_judged_report",
     "redacted",
@@ -89,7 +86,6 @@ _PRECEDENCE: tuple[Status, ...] = (
     "skipped",
 )
 NOT_JUDGED_PREFIX = "NOT JUDGED: "  # a skip reason that starts so is a scenario the kit could not judge
-_FAILURE_LINE_CHARS = 300  # the table's failure lines: one line each; report.json keeps the whole text
 _JUDGED_VERDICTS = ("CONFORMS", "DOES NOT CONFORM")
 
 
@@ -436,73 +432,3 @@ def _redact_values(value: object) -> object:
     if isinstance(value, list):
         return [_redact_values(item) for item in value]
     return value
-
-
-def format_table(report: Report) -> str:
-    """The per-requirement table printed at the end of a run, and the verdict with what it judged.
-
-    Every count is of scenarios (an outline's examples and a property's generated examples are one
-    scenario); a failure counts under the requirement it breaks. A "not judged" column appears only in
-    a run that has such scenarios; they get one line together, the report's reason, instead of one
-    line each.
-    """
-    not_judged = bool(report.summary.not_judged)
-    header = (
-        "requirement (counts: scenarios)",
-        "passed",
-        "failed",
-        "errored",
-        *(("not judged",) * not_judged),
-        "n/a",
-        "verdict",
-    )
-
-    def cells(name: str, summary: Summary, verdict: str) -> tuple[str, ...]:
-        counts: tuple[int, ...] = (summary.passed, summary.failed, summary.errored)
-        counts += (summary.not_judged,) * not_judged + (summary.not_applicable,)
-        return (name, *map(str, counts), verdict)
-
-    def name(row: RequirementRow) -> str:
-        number = row.number or requirement_number(row.requirement_id)
-        return f"{number} {row.requirement}" if number else row.requirement
-
-    rows = [cells(name(row), row.summary, requirement_verdict_text(row)) for row in report.requirements]
-    total = cells("TOTAL", report.summary, report.verdict)
-    widths = [max(len(r[i]) for r in (header, *rows, total)) for i in range(len(header))]
-    rule = "  ".join("-" * w for w in widths)
-
-    def line(r: tuple[str, ...]) -> str:
-        return "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-
-    lines = [line(header), rule, *map(line, rows), rule, line(total)]
-    tally = report.judged_spec()
-    if tally.total and report.interruption is None:  # an interrupted run's tally counts what finished only
-        part = f" ({tally.partly_judged} more in part)" if tally.partly_judged else ""
-        lines.append(
-            f"spec scenarios: {tally.judged} of {tally.total} judged{part}, {tally.passed} passed"
-            + (f", {tally.failed} failed" if tally.failed else "")
-            + (f", {tally.not_selected} not selected (-k)" if tally.not_selected else "")
-        )
-    derived = derived_line(report.scenarios) if report.interruption is None else None
-    if derived:
-        lines.append(derived)
-    lines.append(f"verdict: {report.described_verdict()}")
-    failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
-    for r in failures:
-        labels = [f"{requirement_number(b) or ''} {b}".strip() for b in broken_requirements(r)]
-        breaks = f" [breaks {', '.join(labels)}]" if r.status == "failed" else ""
-        lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
-    if report.interruption is not None and report.reason:
-        lines.append(f"INTERRUPTED: {report.reason}")
-    elif not_judged and report.reason:
-        lines.append(f"NOT JUDGED: {report.reason}")
-    return "\n".join(lines)
-
-
-def _first_line(message: str | None) -> str:
-    """One line of a failure message: its first line, shortened; the report keeps all of it."""
-    text = (message or "").strip()
-    first, _, rest = text.partition("\n")
-    if len(first) > _FAILURE_LINE_CHARS:
-        return first[: _FAILURE_LINE_CHARS - 1] + "…"
-    return first + (" […]" if rest.strip() else "")
