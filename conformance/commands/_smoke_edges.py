@@ -29,6 +29,7 @@ from ..boundary._protocol import (
     SearchRequest,
     WireCandidate,
 )
+from ..judging._spec_model._labels import LABELS
 from ..stdio._adapter import NotApplicable, StdioAdapter
 
 __all__ = ["EDGE_CHUNKS", "LARGEST_K", "Edge", "pure_edges", "report_edges", "store_edges"]
@@ -100,7 +101,7 @@ def pure_edges(adapter: StdioAdapter, info: ImplementationInfo) -> Iterator[Edge
     """Hard inputs of the pure capabilities: every alias, float32 noise, the largest batch and ranks."""
     declared = set(info.capabilities)
     if Capability.LABELS in declared:
-        for label in ("l2_distance", "rrf_fused", "bm25_only_no_dense"):
+        for label in (label for label, kind in LABELS.items() if label != kind):  # the legacy aliases
             yield Edge("labels", f"the legacy label {label!r}", lambda x=label: adapter.canonicalize_label(x))
     if Capability.QUALITY in declared:
         questions = (

@@ -31,6 +31,14 @@ _SERVICE_PREFIX = "/milvus.proto.milvus.MilvusService/"
 _DENSE_TYPES = {100, 101, 102, 103, 105}  # binary, float, float16, bfloat16, int8 vectors
 _SPARSE_TYPES = {104}
 _TEXT_TYPES = {21}  # VarChar: raw text for a BM25 function
+# What counts as the engine failing rather than the request being wrong: Milvus's service errors (not
+# ready, unavailable, memory or rate limit, internal: codes 1-5) and its catch-all 65535; in gRPC terms,
+# the codes of a server that could not serve. A request the engine rejects (a filter it cannot parse,
+# code 6 on Lite, parameter errors 1100 and up on the server) is the implementation's own answer.
+_ENGINE_FAILURES = frozenset({1, 2, 3, 4, 5, 65535})
+_ENGINE_FAILURES_GRPC = frozenset(
+    {"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "INTERNAL", "ABORTED", "UNKNOWN"}
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,9 @@ class RecordedCall:
     expr: str | None = None
     result_keys: tuple[object, ...] | None = None
     primary_field: str | None = None
-    engine_error: str | None = None  # what the engine answered instead of a result (a status, a gRPC error)
+    engine_error: str | None = (
+        None  # the engine failing the call (a service error status, gRPC's UNAVAILABLE...)
+    )
 
     @property
     def is_search(self) -> bool:
@@ -200,7 +210,9 @@ class _Forwarder:
             try:
                 response: bytes = forward(request, metadata=metadata(context), timeout=timeout(context))
             except grpc.RpcError as exc:
-                self._proxy._record(replace(call, engine_error=f"{exc.code().name}: {exc.details() or ''}"))
+                failed = exc.code().name in _ENGINE_FAILURES_GRPC
+                said = f"{exc.code().name}: {exc.details() or ''}" if failed else None
+                self._proxy._record(replace(call, engine_error=said))
                 raise
             answered = replace(call, engine_error=_error_status(method, response))
             if short == "Search" and len(call.searches) == 1 and answered.engine_error is None:
@@ -339,7 +351,9 @@ def _error_status(method: str, response: bytes) -> str | None:
     else:
         return None
     code = getattr(status, "code", 0) or getattr(status, "error_code", 0)
-    return f"code {code}: {status.reason or 'no reason given'}" if code else None
+    if code not in _ENGINE_FAILURES:
+        return None  # the request's own fault (a bad filter, a wrong field...): the implementation's
+    return f"code {code}: {status.reason or 'no reason given'}"
 
 
 def _with_results(call: RecordedCall, response: bytes) -> RecordedCall:

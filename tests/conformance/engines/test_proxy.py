@@ -131,6 +131,38 @@ def test_engine_errors_pass_through(proxy: RecordingProxy, collection: tuple[Any
         client.search("rqs_no_such_collection", data=[[1.0, 0, 0, 0]], anns_field="vec", limit=1)
 
 
+def test_a_request_the_engine_rejects_is_not_recorded_as_the_engine_failing(
+    proxy: RecordingProxy, collection: tuple[Any, str]
+) -> None:
+    from pymilvus.exceptions import MilvusException
+
+    client, name = collection
+    mark = proxy.mark()
+    with pytest.raises(MilvusException):  # a filter literal with an escape the engine cannot parse
+        client.search(name, data=[[1.0, 0, 0, 0]], anns_field="vec", limit=1, filter='category == "C:\\s"')
+    searches = [c for c in proxy.calls_since(mark) if c.method == "Search"]
+    assert searches
+    assert all(c.engine_error is None for c in searches), searches  # the implementation's own fault
+
+
+def test_an_engine_that_fails_a_search_is_recorded_as_failing(engine: Engine) -> None:
+    from pymilvus import MilvusClient
+    from pymilvus.exceptions import MilvusException
+
+    from ._erring_engine import REASON, ErringEngine
+
+    with ErringEngine(engine.endpoint.uri, every=1) as erring, RecordingProxy(erring.uri) as proxy:
+        client = MilvusClient(uri=proxy.uri)
+        name = engine.collection_name("erring")
+        client.create_collection(name, dimension=4)
+        with pytest.raises(MilvusException):
+            client.search(name, data=[[1.0, 0, 0, 0]], limit=1)
+        client.drop_collection(name)
+        client.close()
+    failed = [c.engine_error for c in proxy.calls_since(0) if c.method == "Search"]
+    assert failed == [f"code 65535: {REASON}"]
+
+
 def test_an_in_process_adapter_is_recorded_too(engine: Engine, proxy: RecordingProxy) -> None:
     """The reference adapter, handed the proxied endpoint, makes one dense Search in dense mode."""
     from conformance import Corpus, CorpusChunk, SearchRequest

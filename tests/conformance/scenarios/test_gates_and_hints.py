@@ -27,6 +27,11 @@ def test_a_boost_that_keeps_another_copy_fails_no_boost_and_not_the_gates(tmp_pa
     )
     assert outcome.report is not None
     by_id = {s.id: s for s in outcome.report.scenarios}
-    assert by_id[GATES].status == "passed", by_id[GATES]
+    # The explicit 40-keyword hint list (issue 33) lets this boost cross ranks in the gates' examples too:
+    # a failure there is R4's (no keyword boosts), never R5's, which is what this seed once misfiled.
+    gates = by_id[GATES]
+    assert gates.status in ("passed", "failed"), gates
+    assert "quality-gates" not in gates.broken_requirements, gates
+    assert gates.status == "passed" or gates.broken_requirements == ("rank-order",), gates
     assert by_id[HINTS].status == "failed"
     assert by_id[HINTS].requirement_id == "rank-order"
