@@ -27,11 +27,10 @@ from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..boundary._tally import Tally, tallying
 from ..spec._paths import spec_path
+from ._classify import classify
 from ._junit import write_junit
 from ._options import RunOptions
 from ._report import (
-    NOT_APPLICABLE_PREFIX,
-    NOT_JUDGED_PREFIX,
     Environment,
     Interruption,
     Report,
@@ -47,10 +46,8 @@ from ._table import format_table
 __all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
 
 
-_MESSAGE_LIMIT = 2000
 NOTES = pytest.StashKey[list[str]]()
 """Per test item: what the judge noticed that is reported but never failed (notes, extra reply fields)."""
-_STRICT_XPASS = "[XPASS(strict)] "
 _WARNINGS_SHOWN = 10
 _LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to it) and run again"
 _ENGINE_ERRORS_ADVICE = (
@@ -190,7 +187,7 @@ class OutcomeCollector:
         if scenario_id is None:
             return
         report: pytest.TestReport = outcome.get_result()
-        status, message = _classify(report, call)
+        status, message = classify(report, call)
         broken: tuple[str, ...] = ()
         rules: tuple[str, ...] = ()
         if status == "failed" and call.excinfo is not None:
@@ -436,64 +433,3 @@ def _names(item: pytest.Item) -> tuple[str, str]:
 def _marker_arg(item: pytest.Item, name: str) -> str | None:
     marker = item.get_closest_marker(name)
     return str(marker.args[0]) if marker and marker.args else None
-
-
-def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Any, str | None]:
-    """(status, message) for one phase; (None, None) when the phase decides nothing."""
-    if hasattr(report, "wasxfail"):
-        if report.skipped:
-            return "xfailed", str(report.wasxfail)
-        return "failed", f"expected to fail but passed (stale expectation: remove it): {report.wasxfail}"
-    if report.failed and report.when == "call" and str(report.longrepr).startswith(_STRICT_XPASS):
-        # pytest reports a strict XPASS as a plain failure, without wasxfail: only the text says so.
-        reason = str(report.longrepr).removeprefix(_STRICT_XPASS)
-        return "failed", f"expected to fail but passed (stale expectation: remove it): {reason}"
-    if report.skipped:
-        reason = _skip_reason(report)
-        if reason.startswith(NOT_APPLICABLE_PREFIX):
-            return "not_applicable", reason[len(NOT_APPLICABLE_PREFIX) :]
-        if reason.startswith(NOT_JUDGED_PREFIX):
-            return "not_judged", reason[len(NOT_JUDGED_PREFIX) :]
-        return "skipped", reason
-    if report.failed:
-        exc = call.excinfo.value if call.excinfo else None
-        if report.when == "call" and isinstance(exc, AssertionError):
-            return "failed", _short(str(exc))
-        text = _error_text(exc) if exc is not None else report.longreprtext
-        if report.when != "call" and not isinstance(exc, ConformanceError):
-            text = f"in {report.when}: {text}"
-        return "errored", _short(text)
-    if report.when == "call":
-        return "passed", None
-    return None, None
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2]).removeprefix("Skipped: ")
-    return str(longrepr)
-
-
-def _error_text(exc: BaseException) -> str:
-    """``Type: message``; for a group (Hypothesis's distinct failures, several finalizers), each error
-    inside it, so the report says what went wrong rather than how many things did."""
-    if not isinstance(exc, BaseExceptionGroup):
-        return f"{type(exc).__name__}: {exc}"
-    leaves = list(_group_leaves(exc))
-    return f"{len(leaves)} distinct errors: " + " | ".join(
-        f"({i}) {type(leaf).__name__}: {leaf}" for i, leaf in enumerate(leaves, 1)
-    )
-
-
-def _group_leaves(group: BaseExceptionGroup[Any]) -> Generator[BaseException, None, None]:
-    for inner in group.exceptions:
-        if isinstance(inner, BaseExceptionGroup):
-            yield from _group_leaves(inner)
-        else:
-            yield inner
-
-
-def _short(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.reporting._outcomes import _error_text
+from conformance.reporting._classify import error_text as _error_text
 
 
 def test_a_single_error_is_its_type_and_message() -> None:
