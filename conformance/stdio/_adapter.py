@@ -50,6 +50,7 @@ from ..boundary._protocol import (
     SearchReply,
     SearchRequest,
 )
+from ..boundary._tally import CAPABILITY_OF
 from ._codec import Codec, RemoteError
 from ._process import ChildProcess, NotUtf8Line, ProcessGoneError, ReplyTimeoutError
 
@@ -60,16 +61,9 @@ _STOP_GRACE = 5.0
 _NOISE_PER_CALL = 200  # non-reply stdout lines skipped while waiting for one reply
 _SEQS_KEPT = 64  # the last requests whose seq a message may name (seq_of)
 _NOISE_REPORTED = 20  # distinct noise lines listed as warnings; then one line says there were more
-# Which capability a call serves: the restart limit counts per capability. prepare serves search and
-# lookup, so when it is given up on, so are they.
-_CAPABILITY = {
-    "canonicalize_label": "labels",
-    "quality_score": "quality",
-    "post_process": "post_process",
-    "prepare": "prepare",
-    "search": "search",
-    "lookup": "lookup",
-}
+# Which capability a call serves (the boundary's table): the restart limit counts per capability. prepare
+# serves search and lookup, so when it is given up on, so are they.
+_CAPABILITY = CAPABILITY_OF
 _NEEDS_PREPARE = ("search", "lookup")
 # A line that is readable but wrong (schema, missing seq) leaves the stream in step; these do not.
 _UNREADABLE = ("ahead", "noisy")
