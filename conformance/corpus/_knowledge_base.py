@@ -26,7 +26,7 @@ import math
 import random
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -402,12 +402,7 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
             sizes[c.category] = sizes.get(c.category, 0) + 1
     largest = max(sorted(sizes), key=lambda c: sizes[c])
     q = hybrid[0]
-    # The low-quality pair asks a blank query: hybrid mode then has no keyword leg, and every hit of
-    # both modes is a near neighbour whose distance an implementation may attach (R7).
-    blank = next((b for b in hybrid if b.shape == "blank"), q)
-    filed = [c for c in kb.chunks if c.category is not None]
-    vectors = np.asarray([c.vector for c in filed])
-    nearest = filed[int(np.argmin(((vectors - np.asarray(blank.vector)) ** 2).sum(axis=1)))]
+    blank, nearest = _blank_near_a_category(kb, hybrid)
     for mode in ("dense", "hybrid"):
         good = _request(q, mode, k=10, category=largest, rrf_k=60)
         good["retrieve_k"] = good.pop("k")
@@ -419,6 +414,26 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
         low["config"] = {"reference_threshold": 1.0, "highly_relevant_threshold": 1.0, "return_n": 8}
         out.append(low)
     return out
+
+
+def _blank_near_a_category(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> tuple[KbQuery, CorpusChunk]:
+    """A blank question whose nearest chunk of the whole corpus has a category, and that chunk.
+
+    The low-quality pair asks it filtered by that category: the unfiltered retry's best chunk is then
+    the filtered attempt's best too, so a retry that drops what the filtered attempt walked loses it.
+    The text is blank, so hybrid mode has no keyword leg, and every hit of both modes is a near
+    neighbour whose distance an implementation may attach (R7). A blank query of the generated ones is
+    taken when its nearest chunk is filed; otherwise the first hybrid query's vector, asked blank (every
+    hybrid query is separated: no near-ties in its dense order).
+    """
+    vectors = np.asarray([c.vector for c in kb.chunks])
+    blanks = [b for b in hybrid if b.shape == "blank"]
+    blank_text = blanks[0].text if blanks else ""
+    for query in [*blanks, *hybrid]:
+        nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(query.vector)) ** 2).sum(axis=1)))]
+        if nearest.category is not None:
+            return replace(query, text=blank_text, shape="blank"), nearest
+    raise AssertionError(f"seed {kb.seed}: no hybrid query's nearest chunk has a category")
 
 
 def _request(q: KbQuery, mode: str, *, k: int, category: str | None, rrf_k: int) -> dict[str, object]:
