@@ -178,8 +178,12 @@ def _zero_distance(d: Drawn) -> bool:
     return any(r.mode == "dense" and any(_close(r.query_vector, v) for v in vectors) for r in d.searches)
 
 
+def _distance(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum((x - y) ** 2 for x, y in zip(a, b, strict=True))
+
+
 def _close(a: Sequence[float], b: Sequence[float]) -> bool:
-    return sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) < 1e-12
+    return _distance(a, b) < 1e-12
 
 
 def _near_ties(d: Drawn) -> bool:
@@ -216,7 +220,7 @@ def _retry_overlaps(d: Drawn) -> bool:
     for r in d.lookups:
         if r.category is None or r.config.reference_threshold != 1.0:
             continue
-        nearest = min(chunks, key=lambda c: sum((x - y) ** 2 for x, y in zip(c.vector, r.query_vector)))
+        nearest = min(chunks, key=lambda c: _distance(c.vector, r.query_vector))
         if nearest.category == r.category:
             return True
     return False
