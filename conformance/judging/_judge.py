@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from ..boundary._asking import ask
 from ..boundary._decline import require_mode
 from ..boundary._describe import describe_call
-from ..boundary._errors import ConformanceError, EngineAnswerError
+from ..boundary._errors import AdapterCallError, ConformanceError, EngineAnswerError
 from ..boundary._protocol import (
     Implementation,
     ImplementationInfo,
@@ -321,8 +321,13 @@ class Judge:
         if not self.info.supports("quality"):
             return None
 
-        def normalizer(request: QualityRequest) -> float:
-            answer: float = ask(self.implementation, "quality_score", request)
+        def normalizer(request: QualityRequest) -> float | None:
+            try:
+                answer: float = ask(self.implementation, "quality_score", request)
+            except AdapterCallError:
+                if request.original_rank <= request.batch_size:
+                    raise
+                return None  # a rank past the batch: the spec's "r within a batch of size n" is not met
             return answer
 
         return normalizer

@@ -4,8 +4,9 @@ Hypothesis draws colliding ids, a document over several categories, hybrid candi
 score or a hint list long enough to cross ranks only by luck, if ever; a fault that only those inputs
 show must not be caught only by a lucky seed. Each example here is one such class (its name says
 which; ``features/spec/input-model.md`` lists them), asked before any random draw. Every value is one
-the spec defines an answer for (ranks within the batch, distances non-negative, the canonical labels),
-and a property judges it as it judges a random draw: nothing here is a reading of its own. Ids,
+the spec defines an answer for (distances non-negative, the canonical labels; ranks above the batch's
+count only where every reading of n gives an answer, readings 22), and a property judges it as it
+judges a random draw: nothing here is a reading of its own. Ids,
 categories and null hybrid scores go beyond the strategies' small vocabulary on purpose: those are the
 classes the strategies miss.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..boundary._protocol import Hints, PostProcessConfig, WireCandidate
 
-__all__ = ["HINT_PAIR_EXAMPLES", "LONG_HINTS", "POST_PROCESS_EXAMPLES"]
+__all__ = ["GAPPED_RANKS", "HINT_PAIR_EXAMPLES", "LONG_HINTS", "POST_PROCESS_EXAMPLES", "SECOND_PAGE"]
 
 
 def _hybrid(
@@ -89,11 +90,20 @@ _CROSSING = (
 )
 _RETURN_TWO = PostProcessConfig(return_n=2, max_chunks_per_document=2)
 
+# Ranks above the batch's count: a second page of a search (ranks 11 to 14 of a batch of four), and a
+# batch whose ranks have gaps (hits removed before post-process). Every qualityScore stays in [0, 1]
+# ("the pipeline SHALL compute a qualityScore in [0, 1]"), whatever n the normalizer counts: a linear
+# mapping on the count, unclamped, goes below 0 here and nowhere else (readings 22).
+SECOND_PAGE = tuple(_hybrid(f"page-two-{r}", 0, r) for r in range(11, 15))
+GAPPED_RANKS = (_hybrid("kept", 0, 1), _hybrid("kept", 1, 4), _hybrid("also kept", 0, 9))
+
 POST_PROCESS_EXAMPLES: tuple[dict[str, Any], ...] = (
     {"batch": COLLIDING_IDS, "hints": Hints(), "config": _WIDE},
     {"batch": SEVERAL_CATEGORIES, "hints": Hints(), "config": _CAP_ONE},
     {"batch": NULL_FUSED_SCORES, "hints": Hints(), "config": _WIDE},
     {"batch": _CROSSING, "hints": Hints(keywords=LONG_HINTS), "config": _RETURN_TWO},
+    {"batch": SECOND_PAGE, "hints": Hints(), "config": _WIDE},
+    {"batch": GAPPED_RANKS, "hints": Hints(), "config": _WIDE},
 )
 """Examples of ``batch``, ``hints`` and ``config``: for the properties over any candidates and hints."""
 

@@ -310,6 +310,9 @@ INPUT_MODEL: tuple[InputClass, ...] = (
                and any(r.category and r.config.reference_threshold == 0.0 for r in d.lookups)),
     InputClass("requests", "hints that match everything", ("gates",), _E,
                _feature_has("quality_gates.feature", "L0 hints that every candidate contains")),
+    InputClass("requests", "ranks above the batch's count (a later page, gaps)", _PP, _E,
+               lambda d: any(max(c.original_rank for c in b) > len(b) + 1 for b in d.batches),
+               "readings 22"),
     # -- sequences -------------------------------------------------------------------------------------
     InputClass("sequences", "a category, then none", _KB, _E,
                _feature_has("lookup_category_retry.feature", "filtered by category")),

@@ -14,6 +14,7 @@ is not another kind of engine call.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any, ClassVar
 
@@ -26,6 +27,7 @@ from conformance.boundary._protocol import (
     LookupRequest,
     PostProcessReply,
     PostProcessRequest,
+    QualityRequest,
     SearchRequest,
     WireCandidate,
 )
@@ -39,16 +41,19 @@ __all__ = [
     "CachedSearch",
     "CanonicalizeRaisesOnCanonical",
     "CapPerCategoryAndDocument",
+    "DeclinesRankPastBatch",
     "DenseFromMemory",
     "DropsNullFusedScores",
     "KeyWithoutSeparator",
     "LookupGlueL2Backfill",
     "QuoteOnlyEscaping",
+    "RankOnHighestRank",
     "RetryDedupsAgainstFilteredWalk",
     "RetryOnHintsWithoutMatch",
     "ThirdAttemptFromDense",
     "TieBreakBoostCrossesRanks",
     "TieBrokenByKeywordSearch",
+    "UnclampedRankOnCount",
 ]
 
 
@@ -349,6 +354,38 @@ class ThirdAttemptFromDense(HybridDenseProbeDistance):
             return super().after_retry(first, retry, request)
         dense = request.model_copy(update={"mode": "dense"})
         return self.answer(self.attempt(dense, None), "unfiltered_retry")
+
+
+# -- ranks above the batch's count (readings 22) ------------------------------------------------------
+
+
+class UnclampedRankOnCount(FromTheSpec):
+    """single-normalizer: "The pipeline SHALL compute a `qualityScore` in `[0, 1]`". The linear rank
+    mapping ``1 - (r-1)/n`` on the count of candidates, never clamped: within the batch it stays above 0,
+    but a second page (ranks 11 to 14 of a batch of four) maps below 0.
+    """
+
+    def rank_quality(self, rank: int, batch: int) -> float:
+        return 1 - (rank - 1) / batch
+
+
+class RankOnHighestRank(FromTheSpec):
+    """Conforming: the rank mapping's ``n`` is the highest rank handed in (the search's page end), not the
+    count; with ranks 1 to m the two agree."""
+
+    def batch_size(self, candidates: Sequence[WireCandidate]) -> int:
+        return max((c.original_rank for c in candidates), default=1)
+
+
+class DeclinesRankPastBatch(RankOnHighestRank):
+    """Conforming: its normalizer rejects a rank above the batch size, which the spec's "`originalRank` is
+    `r` within a candidate batch of size `n`" leaves undefined; its post-process never asks one."""
+
+    def quality_score(self, request: QualityRequest) -> float:
+        if request.original_rank > request.batch_size:
+            past = f"originalRank {request.original_rank} is past the batch of {request.batch_size}"
+            raise ValueError(past)
+        return super().quality_score(request)
 
 
 # -- attribution: the L2 backfill in the lookup glue -------------------------------------------------

@@ -20,7 +20,8 @@ from ._rules import Violation, violation
 
 __all__ = ["Normalizer", "batch_sizes", "block_qualities", "one_normalizer", "rank_mapping_problem"]
 
-Normalizer = Callable[[QualityRequest], float]
+Normalizer = Callable[[QualityRequest], float | None]
+"""The implementation's normalizer; None where it declines a rank above the batch size (readings 22)."""
 """The implementation's own normalizer, when it declares ``quality`` (the one-normalizer check)."""
 
 Matched = Sequence[tuple[Block, WireCandidate]]
@@ -140,9 +141,11 @@ def rank_mapping_problem(
 
 def batch_sizes(candidates: Sequence[WireCandidate], kept: int, accepted: int) -> tuple[int, ...]:
     """The ``n`` a conforming post-process may hand its normalizer: "a candidate batch of size n" is the
-    batch handed in, counted before or after dedup, or what remains after the caps (readings 4)."""
+    batch handed in, counted before or after dedup, or what remains after the caps (readings 4), or,
+    when ranks run past the count (a later page, gaps), the highest rank (readings 22)."""
     distinct = len({(c.doc_id, c.chunk_index) for c in candidates})
-    return tuple(dict.fromkeys(max(n, 1) for n in (len(candidates), distinct, kept, accepted)))
+    highest = max((c.original_rank for c in candidates), default=1)
+    return tuple(dict.fromkeys(max(n, 1) for n in (len(candidates), distinct, kept, accepted, highest)))
 
 
 def one_normalizer(
@@ -178,7 +181,9 @@ def one_normalizer(
                     max_l2_distance=config.max_l2_distance,
                     dense_distance=copy.dense_distance,
                 )
-                answers.append(normalizer(request))
+                answer = normalizer(request)
+                if answer is not None:
+                    answers.append(answer)
         if not any(close(block.quality_score, a, tolerance) for a in answers):
             return [
                 violation(

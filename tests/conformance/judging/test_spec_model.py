@@ -226,6 +226,27 @@ def test_the_one_normalizer_is_asked_with_either_batch_size() -> None:
     assert "one-normalizer" in rules(found)
 
 
+def test_ranks_past_the_count_are_judged_on_the_range_and_any_reading_of_n() -> None:
+    """Readings 22: a second page (ranks 11 and 12 of two candidates). n may be the count or the highest
+    rank; a normalizer may decline a rank past its n; a quality below 0 breaks the range."""
+    cs = [cand("A", 11, 0.03, label="hybrid"), cand("B", 12, 0.02, label="hybrid")]
+
+    def on_highest_declining_past(request: QualityRequest) -> float | None:
+        if request.original_rank > request.batch_size:
+            return None  # what the judge makes of a normalizer that rejects the question
+        return 1 - (request.original_rank - 1) / request.batch_size
+
+    on_highest = [block(cs[0], 1 - 10 / 12), block(cs[1], 1 - 11 / 12)]
+    assert model.check_post_process(cs, CONFIG, reply(on_highest), normalizer=on_highest_declining_past) == []
+    clamped_on_count = [block(cs[0], 0.0), block(cs[1], 0.0)]
+    assert model.check_post_process(cs, CONFIG, reply(clamped_on_count)) == []
+    unclamped_on_count = [block(cs[0], 1 - 10 / 2), block(cs[1], 1 - 11 / 2)]
+    assert "quality-range" in rules(model.check_post_process(cs, CONFIG, reply(unclamped_on_count)))
+    neither = [block(cs[0], 0.5), block(cs[1], 0.4)]
+    found = model.check_post_process(cs, CONFIG, reply(neither), normalizer=on_highest_declining_past)
+    assert "one-normalizer" in rules(found)
+
+
 # -- gates -------------------------------------------------------------------------------------------------
 
 
