@@ -113,9 +113,6 @@ _ALL = (
           _HYBRID_ORDER, "rank `1` SHALL map to `1.0`"),
     _rule("dense-score", "score-labels", "in dense mode, score SHALL be the dense L2 distance (Milvus: "
           "squared L2) of the hit", "`score` SHALL be the dense L2 distance", reading=1),
-    _rule("dense-hits", "score-labels", "dense hits are the query's nearest neighbours (within the category "
-          "filter), by ascending L2 distance via originalRank",
-          "`retrieval.search.mode` is `dense` and search returns hits", _DENSE_ONLY),
     _rule("hybrid-order", "score-labels", "hit order SHALL follow the hybrid/RRF result order via "
           "originalRank: RRF over the dense and BM25 lists", _HYBRID_ORDER, reading=19),
     _rule("hybrid-parameters", "score-labels", "the hybrid order uses the RRF k and sub-search limit the "
@@ -210,6 +207,11 @@ _ALL = (
           "with or replacing the filtered one, in rank order, deduplicated, within the caps and return-n",
           _GATES, note=_RETRY_NOTE, reading=7),
     # -- R6: dense baseline --------------------------------------------------------------------------
+    # "Dense ANN" is what dense mode runs: its hits are the nearest neighbours. R1's dense scenario fixes
+    # their labels and scores, not which chunks they are (readings 18).
+    _rule("dense-hits", "dense-baseline", "dense hits are the query's nearest neighbours (within the "
+          "category filter), by ascending L2 distance via originalRank",
+          "`retrieval.search.mode` is `dense` and search returns hits", _DENSE_ONLY),
     _rule("dense-only", "dense-baseline", "mode dense SHALL call dense ANN only, on the collection hybrid "
           "mode searches: no hybrid, keyword or sparse search, and no scalar query that can return rows the "
           "dense search did not", _DENSE_ONLY, "a same-collection baseline that runs dense ANN only",

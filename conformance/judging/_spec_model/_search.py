@@ -110,8 +110,11 @@ def check_search(request: SearchRequest, reply: SearchReply, truth: SearchTruth)
             continue
         item = f"hit {_show(_key(hit))}"
         if _placeholder(hit.dense_distance):
+            # Both sentences break: R2's "max-L2 weak placeholders", and R7's attached distance being the
+            # hit's "dense L2 distance".
             wanted, got = f"its dense L2 distance {want:.6f}", f"denseDistance {show(hit.dense_distance)}"
             found.append(violation("no-placeholder", item, wanted, f"{got}, a max-L2 placeholder"))
+            found.append(violation("dense-distance-value", item, wanted, f"{got}, a max-L2 placeholder"))
         else:
             found.append(violation("dense-distance-value", item, f"{want:.6f}", show(hit.dense_distance)))
     if request.mode == "dense":
@@ -128,14 +131,16 @@ def _placeholder(value: float) -> bool:
 
 def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
     found = []
+    wrong = [h for h in hits if canonical(h.score_label) != request.mode]
+    # A hybrid hit mislabelled because it carries denseDistance breaks R7 ("scoreLabel SHALL still
+    # canonicalize to hybrid"): the hits without one keep their label. Mislabelled hits without a
+    # distance (labels by the leg that found a hit, say) break R1's own sentence.
+    by_distance = request.mode == "hybrid" and all(h.dense_distance is not None for h in wrong)
+    by_distance = by_distance and any(h.dense_distance is None for h in hits if h not in wrong)
     for hit in hits:
         item = f"{request.mode} hit {_show(_key(hit))}"
         if canonical(hit.score_label) != request.mode:
-            rule = (
-                "dense-distance-label"
-                if hit.dense_distance is not None and request.mode == "hybrid"
-                else "hit-label"
-            )
+            rule = "dense-distance-label" if by_distance else "hit-label"
             found.append(
                 violation(rule, item, f"a label canonicalizing to {request.mode!r}", repr(hit.score_label))
             )
@@ -144,7 +149,12 @@ def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
                     violation("l2-relabel", item, "'hybrid'", "'l2_distance', the legacy L2 backfill's")
                 )
         elif hit.score_label == "bm25_only_no_dense":
+            # R2 names this label on new hits, and R1 names it among the legacy labels new emissions
+            # never carry: both sentences break.
             found.append(violation("no-bm25-only-label", item, "'hybrid'", "'bm25_only_no_dense'"))
+            found.append(
+                violation("emitted-alias", item, "'hybrid': a hit is a new emission", "'bm25_only_no_dense'")
+            )
         elif hit.score_label != request.mode:
             found.append(
                 violation(
@@ -181,6 +191,10 @@ def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> l
                 continue
         elif set(got[start:end]) == want_group:
             continue
+        if request.mode == "hybrid" and _reordered_by_dense_distance(hits, truth):
+            # The attached distance moved the hits: R7's "Retrieval order SHALL remain the hybrid/RRF
+            # order" names exactly that (readings 18).
+            rule, what = "dense-distance-order", f"{what}, whatever the attached denseDistance"
         return [
             violation(
                 rule,
@@ -190,6 +204,29 @@ def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> l
             )
         ]
     return []
+
+
+def _reordered_by_dense_distance(hits: Sequence[Hit], truth: SearchTruth) -> bool:
+    """Whether the hits are the RRF answer's chunks, and every pair the reply puts against the RRF order
+    (outside a tie) is in the order of the denseDistance the hits carry."""
+    position = {e.key: i for i, e in enumerate(truth.ranking)}
+    if {_key(h) for h in hits} != set(position):
+        return False
+    group = {}
+    for number, (start, end) in enumerate(truth_ties(truth)):
+        group.update({truth.ranking[i].key: number for i in range(start, end)})
+    inverted = [
+        (a, b)
+        for i, a in enumerate(hits)
+        for b in hits[i + 1 :]
+        if group[_key(a)] > group[_key(b)]  # the reply puts a first; RRF puts b first
+    ]
+    return bool(inverted) and all(
+        a.dense_distance is not None
+        and b.dense_distance is not None
+        and a.dense_distance <= b.dense_distance + DISTANCE_TOLERANCE
+        for a, b in inverted
+    )
 
 
 def _dense_scores(hits: Sequence[Hit], truth: SearchTruth) -> list[Violation]:

@@ -82,14 +82,23 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
     }
     distance_placeholder = (fused[0], fused[1].model_copy(update={"dense_distance": 4.0}), fused[2])
     found = model.check_search(search("hybrid"), SearchReply(hits=distance_placeholder), HYBRID_TRUTH)
-    assert rules(found) == {"no-placeholder"}
+    assert rules(found) == {"no-placeholder", "dense-distance-value"}  # R2's placeholder, R7's distance
     as_dense = (fused[0].model_copy(update={"score_label": "dense"}), *fused[1:])
     assert rules(model.check_search(search("hybrid"), SearchReply(hits=as_dense), HYBRID_TRUTH)) == {
         "dense-distance-label"
     }
     bm25_only = (fused[0], fused[1].model_copy(update={"score_label": "bm25_only_no_dense"}), fused[2])
     assert rules(model.check_search(search("hybrid"), SearchReply(hits=bm25_only), HYBRID_TRUTH)) == {
-        "no-bm25-only-label"
+        "no-bm25-only-label",  # R2 names the label on new hits
+        "emitted-alias",  # R1 names it among those no new emission carries
+    }
+    by_leg = (
+        fused[0].model_copy(update={"score_label": "dense"}),
+        fused[1],
+        fused[2].model_copy(update={"score_label": "dense"}),
+    )
+    assert rules(model.check_search(search("hybrid"), SearchReply(hits=by_leg), HYBRID_TRUTH)) == {
+        "hit-label"  # a hit without denseDistance mislabelled too: the distance explains nothing (R1)
     }
     wrong_distance = (fused[0].model_copy(update={"dense_distance": 0.1**0.5}), *fused[1:])
     assert rules(model.check_search(search("hybrid"), SearchReply(hits=wrong_distance), HYBRID_TRUTH)) == {
@@ -103,6 +112,21 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
     assert "hybrid-order" in rules(
         model.check_search(search("hybrid"), SearchReply(hits=by_distance), HYBRID_TRUTH)
     )
+    attached = fused[2].model_copy(update={"dense_distance": 0.3})
+    sorted_by_attached = (
+        fused[0],
+        attached.model_copy(update={"original_rank": 2}),
+        fused[1].model_copy(update={"original_rank": 3}),
+    )
+    found = model.check_search(search("hybrid"), SearchReply(hits=sorted_by_attached), HYBRID_TRUTH)
+    assert rules(found) == {"dense-distance-order"}  # the attached distance moved them: R7's sentence
+    against_attached = (  # moved, but not by the distances they carry: R1's hybrid order
+        fused[0],
+        attached.model_copy(update={"original_rank": 2, "dense_distance": 2.5}),
+        fused[1].model_copy(update={"original_rank": 3}),
+    )
+    found = model.check_search(search("hybrid"), SearchReply(hits=against_attached), HYBRID_TRUTH)
+    assert "hybrid-order" in rules(found) and "dense-distance-order" not in rules(found)
 
 
 def test_tied_expected_scores_may_come_in_either_order() -> None:
