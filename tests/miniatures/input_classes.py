@@ -46,6 +46,7 @@ __all__ = [
     "DropsNullFusedScores",
     "KeyWithoutSeparator",
     "LookupGlueL2Backfill",
+    "MergedRetryFilteredFirst",
     "QuoteOnlyEscaping",
     "RankOnHighestRank",
     "RetryDedupsAgainstFilteredWalk",
@@ -338,6 +339,23 @@ class RetryDedupsAgainstFilteredWalk(FromTheSpec):
         seen = {evidence_key(c) for c in walked}
         fresh = [c for c in self.retrieve(request, None) if evidence_key(c) not in seen]
         return self.after_retry(first, self.assemble(fresh, request.config, request.hints), request)
+
+
+class MergedRetryFilteredFirst(FromTheSpec):
+    """Conforming (readings 7): the retry merges, "合并/替换为 retry 结果": the filtered hits first, then the
+    unfiltered retry's, renumbered 1..m and post-processed as one batch. When the filtered hits alone
+    fill return-n, the retry's hits are all cut ("`rag.return-n` SHALL still bound total blocks")."""
+
+    def lookup(self, request: LookupRequest) -> LookupReply:
+        if request.category is None:
+            return super().lookup(request)
+        filtered = self.retrieve(request, request.category)
+        first = self.assemble(filtered, request.config, request.hints)
+        if not self.should_retry(first, request.config):
+            return self.answer(first, "filtered")
+        merged = [*filtered, *self.retrieve(request, None)]
+        renumbered = [c.model_copy(update={"original_rank": i}) for i, c in enumerate(merged, start=1)]
+        return self.answer(self.assemble(renumbered, request.config, request.hints), "unfiltered_retry")
 
 
 class ThirdAttemptFromDense(HybridDenseProbeDistance):

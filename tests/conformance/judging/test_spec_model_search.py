@@ -267,6 +267,19 @@ def test_the_retry_may_replace_or_merge_but_must_bring_the_unfiltered_best() -> 
     assert model.check_lookup(strict, fallback, LOOKUP) != []
 
 
+def test_a_filtered_first_merge_may_fill_return_n_with_the_filtered_hits() -> None:
+    """Readings 7: filtered hits first, then the retry's, cut by return-n: with return-n 2 the two
+    billing hits fill it, and the retry's best chunk a#0 is cut, as return-n cuts any merge. With
+    return-n 3 the merge has room for a#0, and without it the retry's result is not there."""
+    filtered = [block(c, dq(c.score)) for c in LOOKUP.filtered.candidates]  # c#0, e#0
+    two = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9, return_n=2)
+    found = model.check_lookup(two, _reply(filtered, "unfiltered_retry", two.config), LOOKUP)
+    assert model.failing(found) == []
+    three = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9, return_n=3)
+    found = model.check_lookup(three, _reply(filtered, "unfiltered_retry", three.config), LOOKUP)
+    assert "retry-evidence" in rules(found)
+
+
 def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
     skipping = answer(LOOKUP.unfiltered, "unfiltered").model_copy(
         update={"blocks": answer(LOOKUP.unfiltered, "unfiltered").blocks[2:]}
