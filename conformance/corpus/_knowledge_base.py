@@ -48,6 +48,14 @@ _LEAN = 0.15  # generated chunks lean this far away from each scenario question 
 _TEXT_TOKENS = 10
 _MAX_K = 30  # the largest k a generated request asks for
 SEVERAL_CATEGORIES_DOC = "doc1"  # its twelve chunks carry two categories and none
+_COLLIDING_DOC = "doc11"  # beside doc1: doc1/11 and doc11/1 are both "doc111" when concatenated
+_MANY_CHUNKS = 12  # doc1's chunks: a document of a dozen (and doc1/11 exists)
+_TINY_CHUNKS = 1  # the one document of the tiny category: a category of one chunk
+_SIZES = (1, 1, 1, 2, 2, 3, 3, 4, 5, 8, 12)  # chunk counts of the other documents
+_KEYWORD_SCRIPT = "cyrillic"  # two keywords in another script: a query in it is searched by BM25 too
+_NEAR_TIES = 2  # queries at the same distance, in reals, from chunks of two documents (dense mode only)
+_PAST_THE_KB = 64  # a k this far past the generated chunks is past the scenario corpus's too
+_LONG_HINTS = 40  # the length of the L0 keyword lists explicit hybrid lookups ask
 _GAP = 1e-4  # the smallest dense gap a hybrid query's ranking may have (float32 noise is ~1e-6)
 
 # Category values as teams write them, by what they test in a filter; every run draws one of each kind.
@@ -77,8 +85,11 @@ _OTHER_SCRIPTS = (
 # Words that may stand in a query but in no text: other scripts from a separate pool, and ASCII with
 # no pseudo-word shape (stop words, digits, upper case that analyzers lower into nothing we use).
 _QUERY_NOISE = ("如何", "退款", "Как", "вернуть", "Τι", "ماذا", "🙃", "¿qué", "OR", "1=1", "the", "a", "to")
-_BLANKS = ("", " ", "   ", "\t\n")
+_BLANKS = ("", " ", "   ", "\t\n")  # the first is the text of questions asked by their vector alone
 _PUNCTUATION = ("?!", "...", "¿¡", "-- //", '""')
+_SHAPES = (
+    "keyword", "keyword-noise", "repeated", "long", "quoted", "blank", "punctuation", "noise", "other-script",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -116,7 +127,7 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
     dim = scenario_dim + EXTRA_DIMS
     vocabulary = _pseudo_words(rng, 60)
     # Keywords in Latin and in Cyrillic letters: a query in another script is searched by BM25 too.
-    keywords, plain = [*vocabulary[:5], *_pseudo_words(rng, 2, script="cyrillic")], vocabulary[5:]
+    keywords, plain = [*vocabulary[:5], *_pseudo_words(rng, 2, script=_KEYWORD_SCRIPT)], vocabulary[5:]
     categories = [rng.choice(kind) for kind in _CATEGORY_KINDS]
     rng.shuffle(categories)
     docs = _documents(rng, categories)
@@ -142,9 +153,7 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
                     source_type=source,
                 )
             )
-    # Duplicate vectors in two documents (every run): every query sees them at exactly the same distance,
-    # whatever order the engine sums in; a query at that vector finds both at distance zero.
-    chunks[-1] = chunks[-1].model_copy(update={"vector": chunks[0].vector})
+    chunks = _duplicate(chunks)
     chunks = _texts(rng, chunks, keywords, plain)
     all_vectors = np.asarray([*(_pad(v, dim) for v in scenario_vectors), *(c.vector for c in chunks)])
     queries = _queries(rng, np_rng, chunks, keywords, all_vectors, scenario_count=len(scenario_vectors))
@@ -158,6 +167,12 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
         keywords=tuple(keywords),
         words=tuple(words),
     )
+
+
+def _duplicate(chunks: list[CorpusChunk]) -> list[CorpusChunk]:
+    """Duplicate vectors in two documents (every run): every query sees them at exactly the same distance,
+    whatever order the engine sums in; a query at that vector finds both at distance zero."""
+    return [*chunks[:-1], chunks[-1].model_copy(update={"vector": chunks[0].vector})]
 
 
 def _pseudo_words(rng: random.Random, n: int, *, script: str = "latin") -> list[str]:
@@ -183,16 +198,15 @@ def _documents(rng: random.Random, categories: Sequence[str]) -> list[tuple[str,
     """(docId, category, chunk count): many one- or two-chunk documents, a few of a dozen chunks."""
     docs: list[tuple[str, str | None, int]] = []
     used: set[str] = set()
-    sizes = [1, 1, 1, 2, 2, 3, 3, 4, 5, 8, 12]
     tiny = categories[-1]  # a category of one chunk: filtered searches return almost nothing
-    docs.append((_doc_id(rng, used), tiny, 1))
+    docs.append((_doc_id(rng, used), tiny, _TINY_CHUNKS))
     # Ids that collide when docId and chunkIndex are concatenated (doc1/11 and doc11/1), every run.
-    used.update(("doc1", "doc11"))
-    docs.append(("doc1", categories[0], 12))
-    docs.append(("doc11", categories[1], 2))
+    used.update(("doc1", _COLLIDING_DOC))
+    docs.append(("doc1", categories[0], _MANY_CHUNKS))
+    docs.append((_COLLIDING_DOC, categories[1], 2))
     for i in range(26):
         category: str | None = None if i == 0 or rng.random() < 0.1 else categories[i % (len(categories) - 1)]
-        docs.append((_doc_id(rng, used), category, rng.choice(sizes)))
+        docs.append((_doc_id(rng, used), category, rng.choice(_SIZES)))
     return docs
 
 
@@ -261,10 +275,6 @@ def _queries(
     scenario_count: int,
 ) -> list[KbQuery]:
     categories: list[str | None] = [None] * scenario_count + [c.category for c in chunks]
-    shapes = (
-        "keyword", "keyword-noise", "repeated", "long", "quoted", "blank", "punctuation", "noise",
-        "other-script",
-    )  # fmt: skip
     out: list[KbQuery] = []
     attempts = 0
     while len(out) < 36 and attempts < 500:
@@ -275,7 +285,7 @@ def _queries(
         vector = _unit(np.asarray(chunks[anchor].vector) + rng.uniform(0.2, 0.9) * _unit(noise))
         if not _separated(vectors, vector, categories):
             continue
-        shape = shapes[len(out) % len(shapes)]
+        shape = _SHAPES[len(out) % len(_SHAPES)]
         keyword = keywords[-1 - len(out) % 2] if shape == "other-script" else rng.choice(keywords)
         text = _text(rng, shape, keyword)
         out.append(
@@ -283,11 +293,12 @@ def _queries(
         )
     # First of the ties (the one the explicit searches ask): at the duplicated vector, both copies at
     # distance zero, an exact tie whatever the engine's float32 order.
-    zero = _unit(np.asarray(chunks[0].vector))
-    out.append(KbQuery(f"kb{len(out)}-tie", tuple(float(x) for x in zero), "", "tie", hybrid=False, min_k=3))
+    zero = _at_the_duplicate(chunks)
+    tie = _BLANKS[0]
+    out.append(KbQuery(f"kb{len(out)}-tie", tuple(float(x) for x in zero), tie, "tie", hybrid=False, min_k=3))
     ties = 0
     for _ in range(20):  # two chunks of different documents at exactly the same distance: dense mode only
-        if ties == 2:  # every run has two (features/spec/input-model.md: exact ties, explicit)
+        if ties == _NEAR_TIES:  # every run has two (features/spec/input-model.md: near ties)
             break
         a, b = rng.sample(range(len(chunks)), 2)
         if chunks[a].doc_id == chunks[b].doc_id:
@@ -295,8 +306,13 @@ def _queries(
         ties += 1
         vector = _unit(np.asarray(chunks[a].vector) + np.asarray(chunks[b].vector))
         name = f"kb{len(out)}-tie"
-        out.append(KbQuery(name, tuple(float(x) for x in vector), "", "tie", hybrid=False, min_k=3))
+        out.append(KbQuery(name, tuple(float(x) for x in vector), tie, "tie", hybrid=False, min_k=3))
     return out
+
+
+def _at_the_duplicate(chunks: Sequence[CorpusChunk]) -> np.ndarray:
+    """The first tie's vector: the duplicated one (see :func:`_duplicate`), at distance zero from both."""
+    return _unit(np.asarray(chunks[0].vector))
 
 
 def _text(rng: random.Random, shape: str, keyword: str) -> str:
@@ -359,9 +375,8 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
         out.append(_request(q, "hybrid" if q.hybrid else "dense", k=_MAX_K, category=category, rrf_k=60))
     # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
     q = next(q for q in kb.queries if q.shape == "tie")
-    out.append(_request(q, "dense", k=len(kb.chunks) + 64, category=None, rrf_k=60))
-    out.append(dict(out[0]))  # the same request twice: a second answer must conform as the first did
-    return out
+    out.append(_request(q, "dense", k=len(kb.chunks) + _PAST_THE_KB, category=None, rrf_k=60))
+    return [*out, *_twice(out)]
 
 
 def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:
@@ -376,15 +391,20 @@ def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:
             request = _request(q, mode, k=10 + i, category=category, rrf_k=60)
             request["retrieve_k"] = request.pop("k")
             if mode == "hybrid":  # long L0 hint lists, of words the texts hold
-                request["hints"] = {"keywords": kb.words[i : i + 40], "domain": kb.words[-1]}
+                request["hints"] = {"keywords": kb.words[i : i + _LONG_HINTS], "domain": kb.words[-1]}
             out.append(request)
     out += _retry_lookups(kb, hybrid)
-    out.append(dict(out[0]))  # the same request twice: a second answer must conform as the first did
-    return out
+    return [*out, *_twice(out)]
+
+
+def _twice(requests: Sequence[dict[str, object]]) -> list[dict[str, object]]:
+    """The first request again: the same request twice, whose second answer must conform as the first did."""
+    return [dict(requests[0])]
 
 
 # A word no text holds: the pseudo-words use no "q" (see _pseudo_words), and no other text is ASCII-only.
 NO_MATCH_HINT = "qqzzxq"
+_MATCHING_NOTHING = {"keywords": (NO_MATCH_HINT,), "entities": (NO_MATCH_HINT,)}  # the good lookup's hints
 
 
 def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[str, object]]:
@@ -406,7 +426,7 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
     for mode in ("dense", "hybrid"):
         good = _request(q, mode, k=10, category=largest, rrf_k=60)
         good["retrieve_k"] = good.pop("k")
-        good["hints"] = {"keywords": (NO_MATCH_HINT,), "entities": (NO_MATCH_HINT,)}
+        good["hints"] = dict(_MATCHING_NOTHING)
         good["config"] = {"reference_threshold": 0.0, "highly_relevant_threshold": 0.5}
         out.append(good)
         low = _request(blank, mode, k=10, category=nearest.category, rrf_k=60)
@@ -428,7 +448,7 @@ def _blank_near_a_category(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> tupl
     """
     vectors = np.asarray([c.vector for c in kb.chunks])
     blanks = [b for b in hybrid if b.shape == "blank"]
-    blank_text = blanks[0].text if blanks else ""
+    blank_text = blanks[0].text if blanks else _BLANKS[0]
     for query in [*blanks, *hybrid]:
         nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(query.vector)) ** 2).sum(axis=1)))]
         if nearest.category is not None:

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..boundary._protocol import LookupRequest, SearchRequest, WireCandidate
-from ..corpus._knowledge_base import KnowledgeBase, explicit_lookups, explicit_searches
+from ..corpus import _knowledge_base
+from ..corpus._knowledge_base import KnowledgeBase
 from ..corpus._scenario_corpus import ScenarioCorpus, build_corpus
-from ._explicit import HINT_PAIR_EXAMPLES, POST_PROCESS_EXAMPLES
+from . import _explicit
 from ._strategies import LABELS
 
 __all__ = ["FAMILIES", "INPUT_MODEL", "Drawn", "InputClass", "render_table"]
@@ -70,17 +71,27 @@ class Drawn:
         assert self.corpus.knowledge_base is not None
         return self.corpus.knowledge_base
 
+    # The generator's functions and examples are read through their modules, when asked: a test that
+    # takes a class out of the generator (monkeypatching one of them) sees its probe find nothing.
     @cached_property
     def searches(self) -> list[SearchRequest]:
-        return [SearchRequest(**e) for e in explicit_searches(self.kb)]  # type: ignore[arg-type]
+        return [SearchRequest(**e) for e in _knowledge_base.explicit_searches(self.kb)]  # type: ignore[arg-type]
 
     @cached_property
     def lookups(self) -> list[LookupRequest]:
-        return [LookupRequest(**e) for e in explicit_lookups(self.kb)]  # type: ignore[arg-type]
+        return [LookupRequest(**e) for e in _knowledge_base.explicit_lookups(self.kb)]  # type: ignore[arg-type]
+
+    @property
+    def post_process(self) -> tuple[dict[str, Any], ...]:
+        return _explicit.POST_PROCESS_EXAMPLES
+
+    @property
+    def hint_pairs(self) -> tuple[dict[str, Any], ...]:
+        return _explicit.HINT_PAIR_EXAMPLES
 
     @property
     def batches(self) -> list[tuple[WireCandidate, ...]]:
-        return [e["batch"] for e in (*POST_PROCESS_EXAMPLES, *HINT_PAIR_EXAMPLES)]
+        return [e["batch"] for e in (*self.post_process, *self.hint_pairs)]
 
     @property
     def filtered(self) -> set[str]:
@@ -198,13 +209,23 @@ def _words(h: Any) -> tuple[str, ...]:
     return (*h.keywords, *h.entities, *([h.domain] if h.domain else []))
 
 
+def _long_example_hints(d: Drawn) -> bool:
+    """A post-process example and a hint pair (either side) with 40 hint terms: the properties over
+    examples and the no-boost property each draw them."""
+    pairs = [e[side] for e in d.hint_pairs for side in ("first", "second")]
+    return any(len(_words(e["hints"])) >= 40 for e in d.post_process) and any(
+        len(_words(h)) >= 40 for h in pairs
+    )
+
+
 def _hints_match_nothing(d: Drawn) -> bool:
     texts = " ".join(_texts(d)).casefold()
     return any(_words(h) and not any(w.casefold() in texts for w in _words(h)) for h in _hints(d))
 
 
-def _sequence(d: Drawn, test: Callable[[Any, Any], bool]) -> bool:
-    asked = [*d.searches, *d.lookups]
+def _sequence(asked: Sequence[Any], test: Callable[[Any, Any], bool]) -> bool:
+    """Two requests one after the other in one family's list: the last search and the first lookup are
+    asked by different scenarios, never in a row."""
     return any(test(a, b) for a, b in pairwise(asked))
 
 
@@ -226,8 +247,17 @@ def _retry_overlaps(d: Drawn) -> bool:
     return False
 
 
-def _feature_has(name: str, text: str) -> Probe:
-    return lambda d: text in (_FEATURES / name).read_text(encoding="utf-8")
+_STEP_KEYWORDS = ("Given ", "When ", "Then ", "And ", "But ")
+
+
+def _feature_step(name: str, text: str) -> Probe:
+    """A step of the feature holds ``text``: a scenario draws it (the feature's description does not)."""
+
+    def probe(d: Drawn) -> bool:
+        lines = (_FEATURES / name).read_text(encoding="utf-8").splitlines()
+        return any(line.strip().startswith(_STEP_KEYWORDS) and text in line for line in lines)
+
+    return probe
 
 
 def _labels(d: Drawn) -> bool:
@@ -299,25 +329,24 @@ INPUT_MODEL: tuple[InputClass, ...] = (
     InputClass("requests", "k larger than the corpus", ("kb-search",), _E,
                lambda d: any(r.k > len(d.corpus.corpus.chunks) for r in d.searches)),
     InputClass("requests", "return-n above the candidates", _PP, _E,
-               lambda d: any(len(e["batch"]) < e["config"].return_n for e in POST_PROCESS_EXAMPLES)),
+               lambda d: any(len(e["batch"]) < e["config"].return_n for e in d.post_process)),
     InputClass("requests", "cap 1", _PP, _E,
-               lambda d: any(e["config"].max_chunks_per_document == 1 for e in POST_PROCESS_EXAMPLES)),
+               lambda d: any(e["config"].max_chunks_per_document == 1 for e in d.post_process)),
     InputClass("requests", "long hint lists (40 terms)", (*_KB, *_PP), _E,
-               lambda d: any(len(_words(h)) >= 40 for h in _hints(d))
-               and any(len(_words(e["first"])) >= 40 for e in HINT_PAIR_EXAMPLES)),
+               lambda d: any(len(_words(h)) >= 40 for h in _hints(d)) and _long_example_hints(d)),
     InputClass("requests", "hints that match nothing, on a good filtered result", ("kb-lookup",), _E,
                lambda d: _hints_match_nothing(d)
                and any(r.category and r.config.reference_threshold == 0.0 for r in d.lookups)),
     InputClass("requests", "hints that match everything", ("gates",), _E,
-               _feature_has("quality_gates.feature", "L0 hints that every candidate contains")),
+               _feature_step("quality_gates.feature", "L0 hints that every candidate contains")),
     InputClass("requests", "ranks above the batch's count (a later page, gaps)", _PP, _E,
                lambda d: any(max(c.original_rank for c in b) > len(b) + 1 for b in d.batches),
                "readings 22"),
     # -- sequences -------------------------------------------------------------------------------------
     InputClass("sequences", "a category, then none", _KB, _E,
-               _feature_has("lookup_category_retry.feature", "filtered by category")),
+               _feature_step("lookup_category_retry.feature", "filtered by category")),
     InputClass("sequences", "dense, then hybrid", ("kb-search",), _E,
-               lambda d: _sequence(d, lambda a, b: (a.mode, b.mode) == ("dense", "hybrid"))),
+               lambda d: _sequence(d.searches, lambda a, b: (a.mode, b.mode) == ("dense", "hybrid"))),
     InputClass("sequences", "the same request twice", _KB, _E, _twice),
     InputClass("sequences", "a retry low quality too, whose best chunk the filtered attempt holds",
                ("kb-lookup",), _E, _retry_overlaps,

@@ -126,7 +126,8 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
         fused[1].model_copy(update={"original_rank": 3}),
     )
     found = model.check_search(search("hybrid"), SearchReply(hits=against_attached), HYBRID_TRUTH)
-    assert "hybrid-order" in rules(found) and "dense-distance-order" not in rules(found)
+    assert "hybrid-order" in rules(found)
+    assert "dense-distance-order" not in rules(found)
 
 
 def test_tied_expected_scores_may_come_in_either_order() -> None:
