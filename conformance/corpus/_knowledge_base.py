@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -40,6 +41,7 @@ __all__ = [
     "explicit_lookups",
     "explicit_searches",
     "generate",
+    "identifier_twin",
 ]
 
 EXTRA_DIMS = 23  # dimensions of the generated part, after the scenario corpus's
@@ -71,6 +73,10 @@ _CATEGORY_KINDS = (
 # No chunk carries these. The second is a prefix of the backslash category every run holds: explicit
 # searches filter by it (a filter matching by prefix or LIKE finds that category's chunks).
 _ABSENT = ("Legal / Compliance", "C:\\shares", "archivé", "faq-old", "Customer", "产品")
+# The slash kind's category, every character but ASCII letters, digits and "_" made "_" (its identifier
+# twin: "tier_1_escalations", "50__off_sale"), is asked too and no chunk carries it. A filter that maps
+# categories to identifiers (partition or collection names, say) finds the category's chunks for it.
+_TWINNED_KIND = 3
 _SOURCE_TYPES = (None, "faq", "manual", "ticket", "runbook", "wiki page")
 _DOC_IDS = (
     "kb/billing/refund-policy-{n}.md", "{uuid}", "FAQ {n}: Passwort zurücksetzen", "产品手册-{n:02d}",
@@ -115,6 +121,7 @@ class KnowledgeBase:
     queries: tuple[KbQuery, ...]
     keywords: tuple[str, ...]
     words: tuple[str, ...]  # every word of the texts, for L0 hints that match by contains
+    identifier_twin: str | None = None  # absent: a category with its punctuation made "_"
 
     @property
     def max_k(self) -> int:
@@ -129,6 +136,7 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
     # Keywords in Latin and in Cyrillic letters: a query in another script is searched by BM25 too.
     keywords, plain = [*vocabulary[:5], *_pseudo_words(rng, 2, script=_KEYWORD_SCRIPT)], vocabulary[5:]
     categories = [rng.choice(kind) for kind in _CATEGORY_KINDS]
+    twin = identifier_twin(categories[_TWINNED_KIND]) if _TWINNED_KIND is not None else None
     rng.shuffle(categories)
     docs = _documents(rng, categories)
     chunks: list[CorpusChunk] = []
@@ -162,11 +170,17 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
         seed=seed,
         chunks=tuple(chunks),
         categories=tuple(sorted({c.category for c in chunks if c.category is not None})),
-        absent_categories=_ABSENT,
+        absent_categories=(*_ABSENT, *([twin] if twin else [])),
+        identifier_twin=twin,
         queries=tuple(queries),
         keywords=tuple(keywords),
         words=tuple(words),
     )
+
+
+def identifier_twin(category: str) -> str:
+    """``category`` with every character but ASCII letters, digits and ``_`` replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", category)
 
 
 def _duplicate(chunks: list[CorpusChunk]) -> list[CorpusChunk]:
@@ -370,7 +384,8 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
         for mode in ("dense", "hybrid") if q.hybrid else ("dense",):
             category = categories[i % len(categories)] if mode == "hybrid" else None
             out.append(_request(q, mode, k=max(q.min_k, 5 + i), category=category, rrf_k=(60, 1, 100)[i % 3]))
-    for i, category in enumerate([*categories, kb.absent_categories[1]]):
+    twins = [kb.identifier_twin] if kb.identifier_twin else []
+    for i, category in enumerate([*categories, kb.absent_categories[1], *twins]):
         q = kb.queries[i % len(kb.queries)]
         out.append(_request(q, "hybrid" if q.hybrid else "dense", k=_MAX_K, category=category, rrf_k=60))
     # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.

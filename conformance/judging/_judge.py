@@ -133,7 +133,8 @@ class Judge:
         self._note_extras("search", reply)
         self._seen("search", request, reply)
         oracle = self._need_oracle()
-        found = model.check_search(request, reply, search_truth(oracle, request))
+        truth = search_truth(oracle, request)
+        found = model.check_search(request, reply, truth)
         if request.mode == "hybrid" and model.failing(found):
             found = self._other_fusions(request, reply, found)
         if request.mode == "dense":
@@ -142,6 +143,7 @@ class Judge:
                 "the engine calls of a dense-mode search",
                 hybrid_collections=self._hybrid_collections(),
                 repeated=self._dense_asked_before([request], calls),
+                known_empty=not reply.hits and not truth.ranking,
             )
         return reply, tuple(calls), found
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ..boundary._protocol import LookupRequest, SearchRequest, WireCandidate
 from ..corpus import _knowledge_base
-from ..corpus._knowledge_base import KnowledgeBase
+from ..corpus._knowledge_base import KnowledgeBase, identifier_twin
 from ..corpus._scenario_corpus import ScenarioCorpus, build_corpus
 from . import _explicit
 from ._strategies import LABELS
@@ -133,6 +133,12 @@ def _batch_keys(d: Drawn) -> list[list[tuple[str, int]]]:
 def _filtered_any(d: Drawn, test: Callable[[str], bool]) -> bool:
     """A category chunks carry, filtered by: a filter that mangles it loses that category's chunks."""
     return any(test(c) for c in d.filtered & set(d.kb.categories))
+
+
+def _twin_filtered(d: Drawn) -> bool:
+    """A filtered value no chunk carries that is a category with its punctuation made ``_``."""
+    absent = d.filtered - set(d.kb.categories)
+    return any(identifier_twin(c) in absent for c in d.kb.categories)
 
 
 def _prefix(d: Drawn) -> bool:
@@ -295,6 +301,9 @@ INPUT_MODEL: tuple[InputClass, ...] = (
                "the protocol keeps it apart only as null"),
     InputClass("categories", "a prefix of another", _KB, _E, _prefix,
                "the absent `C:\\shares` beside `C:\\shares\\kb`; Customer, 产品 when drawn"),
+    InputClass("categories", "a category's identifier twin (punctuation made `_`)", ("kb-search",), _E,
+               _twin_filtered,
+               "`tier_1_escalations` beside `tier-1/escalations`: names built from categories collide"),
     InputClass("categories", "other scripts", _KB, _E, lambda d: _filtered_any(d, lambda c: not c.isascii())),
     InputClass("categories", "absent (no chunk has it; chunks with none)", _KB, _E,
                lambda d: d.kb.absent_categories[0] in d.filtered and None in _category_sizes(d)),

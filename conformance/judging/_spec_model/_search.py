@@ -360,6 +360,7 @@ def check_dense_only(
     *,
     hybrid_collections: frozenset[str] | None = None,
     repeated: bool = False,
+    known_empty: bool = False,
 ) -> list[Violation]:
     """R6: in dense mode every data-reading engine call is a dense ANN search, and there is one; on the
     collection hybrid mode searches (``hybrid_collections``, when known): "a same-collection baseline".
@@ -372,6 +373,10 @@ def check_dense_only(
     this run. No call at all is then an answer from memory (a cache): "dense ANN only" forbids other
     kinds of calls, not a missing one; whether the answer is the dense search's is ``dense-hits``'s
     question (readings 17).
+
+    ``known_empty``: the answer has no hits and the dense search's has none either (a category no chunk
+    carries). No call is then an answer the implementation knew without asking (its list of categories,
+    its partitions), as a cached answer is.
     """
     reads = [c for c in calls if c.method in DATA_READS]
     other: list[str] = []
@@ -398,7 +403,7 @@ def check_dense_only(
                 f"a dense search of {', '.join(elsewhere)}",
             )
         ]
-    if not any(c.method == "Search" for c in reads) and not (repeated and not reads):
+    if not any(c.method == "Search" for c in reads) and not ((repeated or known_empty) and not reads):
         return [
             violation(
                 "dense-only",

@@ -173,6 +173,11 @@ def test_dense_mode_reads_data_only_through_dense_ann() -> None:
     # kind of call. Any call it does make is still judged.
     assert model.check_dense_only([], "calls", repeated=True) == []
     assert rules(model.check_dense_only([_Call("Search", "text")], "calls", repeated=True)) == {"dense-only"}
+    # An empty answer where the dense search's is empty too (a category no chunk carries) may be known
+    # without asking (the implementation's partitions); a call it makes is still judged.
+    assert model.check_dense_only([_Call("HasPartition")], "calls", known_empty=True) == []
+    assert rules(model.check_dense_only([_Call("Query")], "calls", known_empty=True)) == {"dense-only"}
+    assert rules(model.check_dense_only([], "calls")) == {"dense-only"}
 
 
 def test_fetching_exactly_the_dense_hits_by_primary_key_is_hydration() -> None:

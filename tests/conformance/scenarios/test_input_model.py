@@ -284,6 +284,9 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
     ("categories", "a prefix of another"): (
         _kb("_ABSENT", _prefix_of_a_category, "no absent category is a prefix of a category"),
     ),
+    ("categories", "a category's identifier twin (punctuation made `_`)"): (
+        _kb("_TWINNED_KIND", _to(None), "no twin asked"),
+    ),
     ("categories", "other scripts"): (
         _kb("_CATEGORY_KINDS", _kinds_without(lambda v: not v.isascii()), "ASCII"),
     ),
