@@ -10,7 +10,9 @@ which input's influence broke it (:mod:`conformance.judging._attribution`) and c
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -31,7 +33,7 @@ from ..boundary._protocol import (
     SearchRequest,
 )
 from . import _spec_model as model
-from ._attribution import reattribute, variations
+from ._attribution import CATEGORY, reattribute, variations
 from ._retry_terms import own_low_quality
 from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
 
@@ -120,7 +122,8 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "search", request.mode)
         self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
-        reply, calls, found = self._search_checked(request)
+        with self._filter_errors("search", request, lambda r: self._search_checked(r)):
+            reply, calls, found = self._search_checked(request)
         if model.failing(found):
             found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
         self._verdict("search", found, request)
@@ -167,7 +170,8 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "lookup", request.mode)
         self._need_oracle().require_mode(request.mode)
-        reply, calls, found = self._lookup_checked(request)
+        with self._filter_errors("lookup", request, lambda r: self._lookup_checked(r)):
+            reply, calls, found = self._lookup_checked(request)
         if model.failing(found):
             # Evidence built on a broken search or post-process breaks those first: say that.
             found = self._component_faults(request) or self._attribute(
@@ -315,6 +319,33 @@ class Judge:
             if ok:
                 return reattribute(found, variation)  # the first input whose removal explains it
         return found
+
+    @contextlib.contextmanager
+    def _filter_errors(
+        self, operation: str, request: SearchRequest | LookupRequest, ask_varied: Callable[[Any], Any]
+    ) -> Iterator[None]:
+        """An implementation that raises on a filtered question it answers without the category breaks the
+        category filter (R5, readings 18): the failure is the filter's, not the step's requirement."""
+        try:
+            yield
+        except AdapterCallError as error:
+            if request.category is None:
+                raise
+            try:
+                ask_varied(CATEGORY.vary(request))
+            except ConformanceError:
+                raise error from None  # it fails without the category too: the error explains itself
+            found = model.violation(
+                "category-filter",
+                f"the {operation} in category {request.category!r}",
+                "the search's hits within that category",
+                f"an error: {error}",
+            )
+            found = replace(found, varied=CATEGORY.says())
+            seq_of = getattr(self.implementation, "seq_of", None)
+            seq = seq_of(request) if callable(seq_of) else None
+            asked = describe_call(operation, (request,), seq)
+            raise model.SpecViolationError(f"the reply to {asked}", [found]) from error
 
     # -- helpers -------------------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ __all__ = [
     "PartitionPerCategory",
     "PartitionPerCategoryHexNames",
     "QuoteOnlyEscaping",
+    "QuoteOnlyEscapingRaises",
     "RankOnHighestRank",
     "RetryDedupsAgainstFilteredWalk",
     "RetryOnHintsWithoutMatch",
@@ -356,6 +357,23 @@ class PartitionPerCategoryHexNames(PartitionPerCategory):
         if category is None or category == ABSENT:
             return "_default"
         return "cat_" + category.encode().hex()
+
+
+class QuoteOnlyEscapingRaises(FromTheSpec):
+    """quality-gates (category-filter, readings 18): the filter literal escapes double quotes but not
+    backslashes, and the engine's refusal of ``C:\\shares\\kb`` reaches the caller as an error. The same
+    search without the category answers: the failure is the filter's (R5), not the scenario's.
+    """
+
+    def engine_search(self, request: SearchRequest) -> list[Any]:
+        if request.category is None or "\\" not in request.category:
+            return super().engine_search(request)
+        store = self._prepared()
+        vector, sent = prepared_query(request.query_vector, store.dim, store.collection)
+        expr = 'category == "' + request.category.replace('"', '\\"') + '"'
+        if request.mode == "dense":
+            return store._dense(sent, request.k, expr)
+        return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
 
 
 class TieBrokenByKeywordSearch(FromTheSpec):
