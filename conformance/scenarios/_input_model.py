@@ -135,6 +135,11 @@ def _filtered_any(d: Drawn, test: Callable[[str], bool]) -> bool:
     return any(test(c) for c in d.filtered & set(d.kb.categories))
 
 
+def _category_then_none(a: Any, b: Any) -> bool:
+    """A filtered request right before an unfiltered one: state a filter leaves behind shows."""
+    return a.category is not None and b.category is None
+
+
 def _twin_filtered(d: Drawn) -> bool:
     """A filtered value no chunk carries that is a category with its punctuation made ``_``."""
     absent = d.filtered - set(d.kb.categories)
@@ -353,7 +358,7 @@ INPUT_MODEL: tuple[InputClass, ...] = (
                "readings 22"),
     # -- sequences -------------------------------------------------------------------------------------
     InputClass("sequences", "a category, then none", _KB, _E,
-               _feature_step("lookup_category_retry.feature", "filtered by category")),
+               lambda d: all(_sequence(asked, _category_then_none) for asked in (d.searches, d.lookups))),
     InputClass("sequences", "dense, then hybrid", ("kb-search",), _E,
                lambda d: _sequence(d.searches, lambda a, b: (a.mode, b.mode) == ("dense", "hybrid"))),
     InputClass("sequences", "the same request twice", _KB, _E, _twice),

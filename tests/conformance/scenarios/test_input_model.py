@@ -236,6 +236,12 @@ def _hybrid_first(searches: Callable[..., list[dict[str, object]]]) -> Callable[
     return lambda kb: sorted(searches(kb), key=lambda r: r["mode"] == "dense")
 
 
+def _unfiltered_first(
+    asked: Callable[..., list[dict[str, object]]],
+) -> Callable[..., list[dict[str, object]]]:
+    return lambda kb: sorted(asked(kb), key=lambda r: r["category"] is not None)
+
+
 def _beside_the_nearest(blank_near: Callable[..., Any]) -> Callable[..., Any]:
     """The low-quality lookup filtered by another category than its nearest chunk's."""
 
@@ -362,7 +368,8 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _feature("quality_gates.feature", _step("L0 hints that every candidate contains"), "no such step"),
     ),
     ("sequences", "a category, then none"): (
-        _feature("lookup_category_retry.feature", _step("filtered by category"), "no filtered lookup step"),
+        _kb("explicit_searches", _unfiltered_first, "every unfiltered search before every filtered one"),
+        _kb("explicit_lookups", _unfiltered_first, "every unfiltered lookup before every filtered one"),
     ),
     ("sequences", "dense, then hybrid"): (
         _kb("explicit_searches", _hybrid_first, "every hybrid search before every dense one"),
