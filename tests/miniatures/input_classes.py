@@ -279,17 +279,20 @@ class QuoteOnlyEscaping(FromTheSpec):
     """
 
     def engine_search(self, request: SearchRequest) -> list[Any]:
+        try:
+            return self.quote_only_search(request)
+        except reference.StoreError:
+            return []  # "the filter matched nothing"
+
+    def quote_only_search(self, request: SearchRequest) -> list[Any]:
         if request.category is None or "\\" not in request.category:
             return super().engine_search(request)
         store = self._prepared()
         vector, sent = prepared_query(request.query_vector, store.dim, store.collection)
         expr = 'category == "' + request.category.replace('"', '\\"') + '"'
-        try:
-            if request.mode == "dense":
-                return store._dense(sent, request.k, expr)
-            return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
-        except reference.StoreError:
-            return []  # "the filter matched nothing"
+        if request.mode == "dense":
+            return store._dense(sent, request.k, expr)
+        return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
 
 
 class PartitionPerCategory(FromTheSpec):
@@ -359,21 +362,14 @@ class PartitionPerCategoryHexNames(PartitionPerCategory):
         return "cat_" + category.encode().hex()
 
 
-class QuoteOnlyEscapingRaises(FromTheSpec):
-    """quality-gates (category-filter, readings 18): the filter literal escapes double quotes but not
-    backslashes, and the engine's refusal of ``C:\\shares\\kb`` reaches the caller as an error. The same
-    search without the category answers: the failure is the filter's (R5), not the scenario's.
+class QuoteOnlyEscapingRaises(QuoteOnlyEscaping):
+    """quality-gates (category-filter, readings 18): the same filter, and the engine's refusal of
+    ``C:\\shares\\kb`` reaches the caller as an error. The same search without the category answers: the
+    failure is the filter's (R5), not the scenario's.
     """
 
     def engine_search(self, request: SearchRequest) -> list[Any]:
-        if request.category is None or "\\" not in request.category:
-            return super().engine_search(request)
-        store = self._prepared()
-        vector, sent = prepared_query(request.query_vector, store.dim, store.collection)
-        expr = 'category == "' + request.category.replace('"', '\\"') + '"'
-        if request.mode == "dense":
-            return store._dense(sent, request.k, expr)
-        return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
+        return self.quote_only_search(request)
 
 
 class TieBrokenByKeywordSearch(FromTheSpec):
@@ -419,11 +415,8 @@ class RetryOnHintsWithoutMatch(FromTheSpec):
         return self.after_retry(first, self.attempt(request, None), request)
 
 
-class RetryDedupsAgainstFilteredWalk(FromTheSpec):
-    """quality-gates (design note §4.3): "the retry result is merged or replaces the filtered one". The
-    retry skips every chunk the filtered attempt already walked, "so the agent sees new evidence": the
-    category's best chunks, which the unfiltered search finds again, are lost.
-    """
+class RetryAfterTheWalk(FromTheSpec):
+    """A lookup whose retry sees the candidates the filtered attempt walked (:meth:`retry_after`)."""
 
     def lookup(self, request: LookupRequest) -> LookupReply:
         if request.category is None:
@@ -432,24 +425,32 @@ class RetryDedupsAgainstFilteredWalk(FromTheSpec):
         first = self.assemble(walked, request.config, request.hints)
         if not self.should_retry(first, request.config):
             return self.answer(first, "filtered")
+        return self.retry_after(walked, request)
+
+    def retry_after(self, walked: list[WireCandidate], request: LookupRequest) -> LookupReply:
+        raise NotImplementedError
+
+
+class RetryDedupsAgainstFilteredWalk(RetryAfterTheWalk):
+    """quality-gates (design note §4.3): "the retry result is merged or replaces the filtered one". The
+    retry skips every chunk the filtered attempt already walked, "so the agent sees new evidence": the
+    category's best chunks, which the unfiltered search finds again, are lost.
+    """
+
+    def retry_after(self, walked: list[WireCandidate], request: LookupRequest) -> LookupReply:
         seen = {evidence_key(c) for c in walked}
         fresh = [c for c in self.retrieve(request, None) if evidence_key(c) not in seen]
+        first = self.assemble(walked, request.config, request.hints)
         return self.after_retry(first, self.assemble(fresh, request.config, request.hints), request)
 
 
-class MergedRetryFilteredFirst(FromTheSpec):
+class MergedRetryFilteredFirst(RetryAfterTheWalk):
     """Conforming (readings 7): the retry merges, "合并/替换为 retry 结果": the filtered hits first, then the
     unfiltered retry's, renumbered 1..m and post-processed as one batch. When the filtered hits alone
     fill return-n, the retry's hits are all cut ("`rag.return-n` SHALL still bound total blocks")."""
 
-    def lookup(self, request: LookupRequest) -> LookupReply:
-        if request.category is None:
-            return super().lookup(request)
-        filtered = self.retrieve(request, request.category)
-        first = self.assemble(filtered, request.config, request.hints)
-        if not self.should_retry(first, request.config):
-            return self.answer(first, "filtered")
-        merged = [*filtered, *self.retrieve(request, None)]
+    def retry_after(self, walked: list[WireCandidate], request: LookupRequest) -> LookupReply:
+        merged = [*walked, *self.retrieve(request, None)]
         renumbered = [c.model_copy(update={"original_rank": i}) for i, c in enumerate(merged, start=1)]
         return self.answer(self.assemble(renumbered, request.config, request.hints), "unfiltered_retry")
 
