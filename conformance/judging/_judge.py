@@ -122,7 +122,7 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "search", request.mode)
         self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
-        with self._filter_errors("search", request, lambda r: self._search_checked(r)):
+        with self._filter_errors("search", request, self._search_checked):
             reply, calls, found = self._search_checked(request)
         if model.failing(found):
             found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
@@ -170,7 +170,7 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "lookup", request.mode)
         self._need_oracle().require_mode(request.mode)
-        with self._filter_errors("lookup", request, lambda r: self._lookup_checked(r)):
+        with self._filter_errors("lookup", request, self._lookup_checked):
             reply, calls, found = self._lookup_checked(request)
         if model.failing(found):
             # Evidence built on a broken search or post-process breaks those first: say that.
@@ -341,11 +341,7 @@ class Judge:
                 "the search's hits within that category",
                 f"an error: {error}",
             )
-            found = replace(found, varied=CATEGORY.says())
-            seq_of = getattr(self.implementation, "seq_of", None)
-            seq = seq_of(request) if callable(seq_of) else None
-            asked = describe_call(operation, (request,), seq)
-            raise model.SpecViolationError(f"the reply to {asked}", [found]) from error
+            self._verdict(operation, [replace(found, varied=CATEGORY.says())], request)  # raises
 
     # -- helpers -------------------------------------------------------------------------------------
 
