@@ -51,6 +51,18 @@ class Attempt:
     ties: tuple[tuple[int, int], ...] = ()
     spill: tuple[WireCandidate, ...] = ()  # past the end, tied with the last group: may take its places
 
+    def places(self) -> dict[ChunkKey, int]:
+        """Each chunk's place in this search's order, chunks that tie sharing their group's first place
+        (the spill's is the last group's): a conforming search returns a group in any order."""
+        place = {(c.doc_id, c.chunk_index): i for i, c in enumerate(self.candidates)}
+        last = len(self.candidates)
+        for start, end in self.ties:
+            place.update({(c.doc_id, c.chunk_index): start for c in self.candidates[start:end]})
+            if end == len(self.candidates):
+                last = start
+        place.update({(c.doc_id, c.chunk_index): last for c in self.spill})
+        return place
+
     def orders(self, blocks: Sequence[Block] = ()) -> Iterator[tuple[WireCandidate, ...]]:
         """The candidate lists of every tie order consistent with the blocks' (chunk, rank) pairs."""
         shown = {(b.doc_id, b.chunk_index): b.original_rank for b in blocks}
@@ -373,10 +385,12 @@ def _merged(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -
     if found:
         return found
     item = "merged retry evidence"
-    # Ranks of two searches are not comparable: each search's hits keep that search's order, and the
-    # merge may interleave them (or renumber them) as it likes.
+    # Ranks of two searches are not comparable: each search's hits keep that search's order (ties in
+    # any order), and the merge may interleave them (or renumber them) as it likes.
+    attempts = {"filtered": truth.filtered, "unfiltered": truth.unfiltered}
     for name, by_key in sources.items():
-        own = [by_key[k].original_rank for k in keys if k in by_key and k not in sources[_other(name)]]
+        place = attempts[name].places()
+        own = [place[k] for k in keys if k in by_key and k not in sources[_other(name)]]
         if own != sorted(own):
             found.append(violation("rank-order", item, f"the {name} search's hits in its rank order", shown))
     if len(keys) != len(set(keys)):

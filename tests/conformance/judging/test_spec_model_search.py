@@ -286,6 +286,27 @@ def test_a_filtered_first_merge_may_fill_return_n_with_the_filtered_hits() -> No
     assert "retry-evidence" in rules(found)
 
 
+def test_a_merge_may_take_the_retrys_tied_hits_in_either_order() -> None:
+    """Readings 7: each search's hits keep that search's order, ties in any order (RRF ties exactly
+    when two chunks hold the same ranks in swapped legs). b and d tie in the retry; e is filtered."""
+    retry = model.Attempt(
+        None,
+        (cand("a", 1, 0.1), cand("b", 2, 0.3), cand("d", 3, 0.3)),
+        ties=((0, 1), (1, 3)),
+    )
+    truth = model.LookupTruth(unfiltered=retry, filtered=attempt("billing", ("e", 1.4)))
+    strict = lookup("billing", reference_threshold=0.8, highly_relevant_threshold=0.9)
+    e, a, b, d = truth.filtered.candidates[0], *retry.candidates
+    merged = [block(e, dq(1.4)), block(a, dq(0.1)), block(d, dq(0.3)), block(b, dq(0.3))]
+    renumbered = [x.model_copy(update={"original_rank": i}) for i, x in enumerate(merged, start=1)]
+    reply = _reply(renumbered, "unfiltered_retry", strict.config)
+    assert "rank-order" not in rules(model.check_lookup(strict, reply, truth))
+    swapped = [renumbered[0], renumbered[2], renumbered[1], renumbered[3]]  # d before a: no tie
+    swapped = [x.model_copy(update={"original_rank": i}) for i, x in enumerate(swapped, start=1)]
+    reply = _reply(swapped, "unfiltered_retry", strict.config)
+    assert "rank-order" in rules(model.check_lookup(strict, reply, truth))
+
+
 def test_lookup_evidence_is_judged_against_the_search_it_reports() -> None:
     skipping = answer(LOOKUP.unfiltered, "unfiltered").model_copy(
         update={"blocks": answer(LOOKUP.unfiltered, "unfiltered").blocks[2:]}
