@@ -10,10 +10,11 @@ freedom the spec leaves is accepted (see ``features/spec/readings.md``).
 Modules: ``_rules`` (the rules as data, with the sentence each enforces), ``_labels`` (the kit's
 label table, its one home), ``_numbers`` (the spec's
 arithmetic and the kit's tolerances), ``_single`` (one label, one qualityScore), ``_qualities`` (the
-qualities of a batch), ``_postprocess`` (a post-process reply), ``_search`` (a search reply and the
-engine calls of dense mode), ``_lookup`` (a lookup reply, its retry).
+qualities of a batch), ``_postprocess`` (a post-process reply), ``_search`` (a search reply),
+``_dense_only`` (the engine calls of dense mode), ``_lookup`` (a lookup reply, its retry).
 """
 
+from ._dense_only import DATA_READS, check_dense_only
 from ._labels import LABELS, SPELLINGS, canonical
 from ._lookup import Attempt, LookupTruth, check_lookup, low_quality_readings
 from ._numbers import DISTANCE_TOLERANCE, QUALITY_TOLERANCE, close, dense_quality
@@ -39,12 +40,10 @@ from ._rules import (
     violation,
 )
 from ._search import (
-    DATA_READS,
     DENSE_TIE,
     FUSED_TIE,
     Expected,
     SearchTruth,
-    check_dense_only,
     check_search,
     tie_groups,
     truth_ties,

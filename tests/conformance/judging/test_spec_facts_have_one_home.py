@@ -77,5 +77,5 @@ def test_the_label_table_is_written_once() -> None:
 
 def test_dense_only_is_judged_in_one_place() -> None:
     assert _where(r"^\s*def (check_dense_only|non_dense\w*)\(") == [
-        "conformance/judging/_spec_model/_search.py"
+        "conformance/judging/_spec_model/_dense_only.py"
     ]
