@@ -7,7 +7,8 @@
   :mod:`.spec_freedoms` (conforming variants of it) and :mod:`.spec_faults` (one fault each, by why a
   kit might miss it; a few of them turned out to break only the protocol's shapes, and are noted).
 - :mod:`.real_data`: faults only a knowledge base like a real team's shows.
-- :mod:`.input_classes`: faults only one class of input shows (every run now draws each), and a cache.
+- :mod:`.input_classes`: faults only one class of input shows (every run now draws each), and a cache;
+  :mod:`.category_filters`: filters built from string literals and partitions.
 - :mod:`.rule_freedoms`: the nearest freedom of each rule, and variants the kit only notes.
 
 ``matrix.toml`` beside them says which scenarios must catch which miniature; ``rag-conformance
