@@ -4,7 +4,8 @@
   and :func:`build_corpus`, which adds a run's generated knowledge base beside it.
 - ``_knowledge_base``: a knowledge base like a real team's, generated from a run's seed (documents of one
   chunk and of a dozen, category values with spaces, quotes and other scripts, texts in several scripts,
-  ties, queries of every shape), with the explicit requests every run asks first.
+  ties, queries of every shape).
+- ``_explicit_requests``: the searches and lookups every run asks first about it, whatever its draws.
 
 Pure data and numpy: no engine, no pytest. The judge's oracle ingests it; the scenarios ask about it.
 """

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..boundary._protocol import LookupRequest, SearchRequest, WireCandidate
-from ..corpus import _knowledge_base
+from ..corpus import _explicit_requests
 from ..corpus._knowledge_base import KnowledgeBase, identifier_twin
 from ..corpus._scenario_corpus import ScenarioCorpus, build_corpus
 from . import _explicit
@@ -75,11 +75,11 @@ class Drawn:
     # takes a class out of the generator (monkeypatching one of them) sees its probe find nothing.
     @cached_property
     def searches(self) -> list[SearchRequest]:
-        return [SearchRequest(**e) for e in _knowledge_base.explicit_searches(self.kb)]  # type: ignore[arg-type]
+        return [SearchRequest(**e) for e in _explicit_requests.explicit_searches(self.kb)]  # type: ignore[arg-type]
 
     @cached_property
     def lookups(self) -> list[LookupRequest]:
-        return [LookupRequest(**e) for e in _knowledge_base.explicit_lookups(self.kb)]  # type: ignore[arg-type]
+        return [LookupRequest(**e) for e in _explicit_requests.explicit_lookups(self.kb)]  # type: ignore[arg-type]
 
     @property
     def post_process(self) -> tuple[dict[str, Any], ...]:

@@ -16,7 +16,8 @@ from pytest_bdd import given, then
 
 from ...boundary._decline import NotApplicable
 from ...boundary._protocol import LookupRequest, SearchRequest
-from ...corpus._knowledge_base import KnowledgeBase, explicit_lookups, explicit_searches
+from ...corpus._explicit_requests import explicit_lookups, explicit_searches
+from ...corpus._knowledge_base import KnowledgeBase
 from ...judging._judge import Judge
 from .. import _strategies as gen
 from ._property_run import PropertyRun

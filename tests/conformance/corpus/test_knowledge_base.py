@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from conformance.boundary._protocol import LookupRequest, SearchRequest
-from conformance.corpus._knowledge_base import EXTRA_DIMS, explicit_lookups, explicit_searches
+from conformance.corpus._explicit_requests import explicit_lookups, explicit_searches
+from conformance.corpus._knowledge_base import EXTRA_DIMS
 from conformance.corpus._scenario_corpus import DIM, build_corpus, key_of
 from conformance.judging._oracle import brute_force_l2
 

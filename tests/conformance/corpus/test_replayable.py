@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 _DIGEST = """
 import hashlib
 from hypothesis import given, seed, settings, HealthCheck
-from conformance.corpus._knowledge_base import explicit_lookups, explicit_searches
+from conformance.corpus._explicit_requests import explicit_lookups, explicit_searches
 from conformance.corpus._scenario_corpus import build_corpus
 from conformance.scenarios import _strategies as gen
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.corpus import _knowledge_base
+from conformance.corpus import _explicit_requests, _knowledge_base
 from conformance.scenarios import _explicit, _input_model
 from conformance.scenarios._input_model import FAMILIES, INPUT_MODEL, Drawn, InputClass, render_table
 
@@ -90,10 +90,9 @@ class Deletion:
 
 
 def _kb(name: str, change: Callable[[Any], Any], what: str) -> Deletion:
-    """A knowledge-base constant or function, changed."""
-    return Deletion(
-        what, lambda mp, _: mp.setattr(_knowledge_base, name, change(getattr(_knowledge_base, name)))
-    )
+    """A knowledge-base constant or function (or one of the explicit requests'), changed."""
+    module = _explicit_requests if hasattr(_explicit_requests, name) else _knowledge_base
+    return Deletion(what, lambda mp, _: mp.setattr(module, name, change(getattr(module, name))))
 
 
 def _to(value: Any) -> Callable[[Any], Any]:
@@ -302,7 +301,7 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         ),
     ),
     ("texts and queries", "blank"): (
-        _kb("_BLANKS", _to((_knowledge_base.NO_MATCH_HINT,)), "a word no text holds for every blank text"),
+        _kb("_BLANKS", _to((_explicit_requests.NO_MATCH_HINT,)), "a word no text holds for every blank text"),
     ),
     ("texts and queries", "punctuation only"): (
         _kb("_SHAPES", lambda shapes: tuple(s for s in shapes if s != "punctuation"), "no punctuation shape"),

@@ -1,0 +1,135 @@
+"""The requests every run asks first about its generated knowledge base, whatever its random draws.
+
+Each input class that decides a verdict is here or in the knowledge base itself
+(``features/spec/input-model.md``): every query shape in each mode it fits, every category (of each kind
+a filter can trip on), categories no chunk has (one a prefix of a category, one a category's identifier
+twin), k past the corpus, long L0 hint lists, the lookups that decide the category retry, and the same
+request twice. Keyword arguments of the protocol's ``SearchRequest`` and ``LookupRequest``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ..boundary._protocol import CorpusChunk
+from . import _knowledge_base
+from ._knowledge_base import KbQuery, KnowledgeBase
+
+__all__ = ["NO_MATCH_HINT", "explicit_lookups", "explicit_searches"]
+
+_PAST_THE_KB = 64  # a k this far past the generated chunks is past the scenario corpus's too
+_LONG_HINTS = 40  # the length of the L0 keyword lists explicit hybrid lookups ask
+
+
+def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
+    """Searches every run asks first, whatever its random draws: every query shape in each mode it fits,
+    every category (of each kind a filter can trip on), a category no chunk has, and a k past a
+    category's size. Keyword arguments of :class:`~conformance.boundary._protocol.SearchRequest`."""
+    out: list[dict[str, object]] = []
+    shapes: dict[str, KbQuery] = {}
+    for q in kb.queries:
+        shapes.setdefault(q.shape, q)
+    categories = [*kb.categories, kb.absent_categories[0], None]
+    for i, q in enumerate(shapes[name] for name in sorted(shapes)):
+        for mode in ("dense", "hybrid") if q.hybrid else ("dense",):
+            category = categories[i % len(categories)] if mode == "hybrid" else None
+            out.append(_request(q, mode, k=max(q.min_k, 5 + i), category=category, rrf_k=(60, 1, 100)[i % 3]))
+    twins = [kb.identifier_twin] if kb.identifier_twin else []
+    for i, category in enumerate([*categories, kb.absent_categories[1], *twins]):
+        q = kb.queries[i % len(kb.queries)]
+        out.append(_request(q, "hybrid" if q.hybrid else "dense", k=kb.max_k, category=category, rrf_k=60))
+    # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
+    q = next(q for q in kb.queries if q.shape == "tie")
+    out.append(_request(q, "dense", k=len(kb.chunks) + _PAST_THE_KB, category=None, rrf_k=60))
+    return [*out, *_twice(out)]
+
+
+def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:
+    """Lookups every run asks first: each category (and one no chunk has, and none) in both modes, with
+    blank and keyword queries. Keyword arguments of :class:`~conformance.boundary._protocol.LookupRequest`."""
+    out: list[dict[str, object]] = []
+    hybrid = [q for q in kb.queries if q.hybrid]
+    categories = [*kb.categories, kb.absent_categories[0], None]
+    for i, category in enumerate(categories):
+        for mode in ("dense", "hybrid"):
+            q = hybrid[(2 * i + (mode == "hybrid")) % len(hybrid)]
+            request = _request(q, mode, k=10 + i, category=category, rrf_k=60)
+            request["retrieve_k"] = request.pop("k")
+            if mode == "hybrid":  # long L0 hint lists, of words the texts hold
+                request["hints"] = {"keywords": kb.words[i : i + _LONG_HINTS], "domain": kb.words[-1]}
+            out.append(request)
+    out += _retry_lookups(kb, hybrid)
+    return [*out, *_twice(out)]
+
+
+def _twice(requests: Sequence[dict[str, object]]) -> list[dict[str, object]]:
+    """The first request again: the same request twice, whose second answer must conform as the first did."""
+    return [dict(requests[0])]
+
+
+# A word no text holds: the pseudo-words use no "q" (see _pseudo_words), and no other text is ASCII-only.
+NO_MATCH_HINT = "qqzzxq"
+_MATCHING_NOTHING = {"keywords": (NO_MATCH_HINT,), "entities": (NO_MATCH_HINT,)}  # the good lookup's hints
+
+
+def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[str, object]]:
+    """Lookups that decide the retry, in both modes, every run:
+
+    - a good filtered result (reference threshold 0) with hints that match nothing: no retry;
+    - a filtered result that is low quality, in the category of the query's nearest chunk, whose
+      unfiltered retry holds the filtered attempt's chunks and is low quality too (reference and
+      highly-relevant thresholds 1: no distance above 0 reaches them).
+    """
+    out: list[dict[str, object]] = []
+    sizes: dict[str, int] = {}
+    for c in kb.chunks:
+        if c.category is not None:
+            sizes[c.category] = sizes.get(c.category, 0) + 1
+    largest = max(sorted(sizes), key=lambda c: sizes[c])
+    q = hybrid[0]
+    blank, nearest = _blank_near_a_category(kb, hybrid)
+    for mode in ("dense", "hybrid"):
+        good = _request(q, mode, k=10, category=largest, rrf_k=60)
+        good["retrieve_k"] = good.pop("k")
+        good["hints"] = dict(_MATCHING_NOTHING)
+        good["config"] = {"reference_threshold": 0.0, "highly_relevant_threshold": 0.5}
+        out.append(good)
+        low = _request(blank, mode, k=10, category=nearest.category, rrf_k=60)
+        low["retrieve_k"] = low.pop("k")
+        low["config"] = {"reference_threshold": 1.0, "highly_relevant_threshold": 1.0, "return_n": 8}
+        out.append(low)
+    return out
+
+
+def _blank_near_a_category(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> tuple[KbQuery, CorpusChunk]:
+    """A blank question whose nearest chunk of the whole corpus has a category, and that chunk.
+
+    The low-quality pair asks it filtered by that category: the unfiltered retry's best chunk is then
+    the filtered attempt's best too, so a retry that drops what the filtered attempt walked loses it.
+    The text is blank, so hybrid mode has no keyword leg, and every hit of both modes is a near
+    neighbour whose distance an implementation may attach (R7). A blank query of the generated ones is
+    taken when its nearest chunk is filed; otherwise the first hybrid query's vector, asked blank (every
+    hybrid query is separated: no near-ties in its dense order).
+    """
+    vectors = np.asarray([c.vector for c in kb.chunks])
+    blanks = [b for b in hybrid if b.shape == "blank"]
+    blank_text = blanks[0].text if blanks else _knowledge_base._BLANKS[0]
+    for query in [*blanks, *hybrid]:
+        nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(query.vector)) ** 2).sum(axis=1)))]
+        if nearest.category is not None:
+            return replace(query, text=blank_text, shape="blank"), nearest
+    raise AssertionError(f"seed {kb.seed}: no hybrid query's nearest chunk has a category")
+
+
+def _request(q: KbQuery, mode: str, *, k: int, category: str | None, rrf_k: int) -> dict[str, object]:
+    return {
+        "query_text": q.text,
+        "query_vector": q.vector,
+        "mode": mode,
+        "k": k,
+        "category": category,
+        "rrf_k": rrf_k,
+    }
