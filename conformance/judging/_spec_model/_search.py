@@ -203,8 +203,7 @@ def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> l
 def _reordered_by_dense_distance(hits: Sequence[Hit], truth: SearchTruth) -> bool:
     """Whether the hits are the RRF answer's chunks, and every pair the reply puts against the RRF order
     (outside a tie) is in the order of the denseDistance the hits carry."""
-    position = {e.key: i for i, e in enumerate(truth.ranking)}
-    if {_key(h) for h in hits} != set(position):
+    if {_key(h) for h in hits} != {e.key for e in truth.ranking}:
         return False
     group = {}
     for number, (start, end) in enumerate(truth_ties(truth)):
