@@ -29,6 +29,7 @@ from typing import IO
 
 from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, make_prefix
+from ._load import stretched
 
 __all__ = [
     "CACHE_ENV",
@@ -174,7 +175,8 @@ class LocalServer:
         """
         from pymilvus import MilvusClient  # lazy: importing the kit stays cheap
 
-        deadline = time.monotonic() + self.spec.startup_seconds
+        budget = stretched(self.spec.startup_seconds)
+        deadline = time.monotonic() + budget
         last = "nothing listening yet"
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -199,7 +201,7 @@ class LocalServer:
                 last = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 time.sleep(0.5)
         raise EngineUnavailableError(
-            f"{self.spec.about} did not answer on {self.uri} within {self.spec.startup_seconds:g} s "
+            f"{self.spec.about} did not answer on {self.uri} within {budget:.0f} s "
             f"(last: {last}); log tail:\n{self.log_tail()}"
         )
 

@@ -26,10 +26,13 @@ FEW_LINES = 12
 QUICK_SECONDS = 60
 
 
-def rag_conformance(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
-    """The installed console script (it does not put the working directory on sys.path, as users see)."""
+def rag_conformance(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The installed console script (it does not put the working directory on sys.path, as users see);
+    ``env`` adds to the environment it inherits."""
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")} | (env or {})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     started = time.monotonic()
     done = subprocess.run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -59,11 +60,16 @@ def engine() -> Iterator[Engine]:
 
 
 def _signalled_run(
-    args: list[str], signum: int, cwd: Path, *, when: Callable[[subprocess.Popen[str]], None]
+    args: list[str],
+    signum: int,
+    cwd: Path,
+    *,
+    when: Callable[[subprocess.Popen[str]], None],
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], float]:
     """``rag-conformance run ...`` sent ``signum`` once ``when(process)`` returns; (the run, seconds it
-    took after the signal)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    took after the signal). ``env`` adds to the environment it inherits."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")} | (env or {})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
     proc = subprocess.Popen(
@@ -129,19 +135,21 @@ def test_a_signal_mid_run_is_interrupted_not_a_failure(
     assert not [n for n in engine.client().list_collections() if n.startswith("rqs_")]
 
 
-def test_a_signal_during_a_hung_stdio_call_stops_the_run_at_once(tmp_path: Path) -> None:
+def test_a_signal_during_a_hung_stdio_call_stops_the_run_at_once(tmp_path: Path, owner: str) -> None:
     from ..stdio._stdio_miniatures import TEMPLATE, TOKEN
 
     script = tmp_path / "hangs.py"
     script.write_text(TEMPLATE.format(fault="hang", state=str(tmp_path / "state"), token=TOKEN))
     args = ["--adapter-cmd", f"{sys.executable} {script}", "-k", "dense-quality", "--report", "out"]
-    done, seconds = _signalled_run(args, signal.SIGINT, tmp_path, when=lambda _: _started(tmp_path / "state"))
+    done, seconds = _signalled_run(
+        args, signal.SIGINT, tmp_path, when=lambda _: _started(tmp_path / "state"), env={OWNER: owner}
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 130, output
     assert seconds < STOPPED_AT_ONCE_SECONDS, f"{seconds:.1f} s: it waited for the hung call"
     assert "Traceback" not in output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["verdict"] == "INTERRUPTED"
-    assert not _marked_processes(), "the stdio program outlived the interrupted run"
+    assert not _marked_processes(owner), "the stdio program outlived the interrupted run"
 
 
 def test_an_engine_that_answers_one_search_in_fifty_with_an_error_does_not_flip_the_verdict(
@@ -240,55 +248,68 @@ def test_a_report_path_that_is_a_file_is_refused_before_anything_starts(tmp_path
 # -- nothing outlives the run ------------------------------------------------------------------------
 
 WORKER = "import time; time.sleep(600)"
+# The tests here look only at what they started: each test's runs (and so every process their stdio
+# programs start) inherit OWNER=<a value of that test's own>. Under `pytest -n auto`, or beside other
+# kit runs, the machine also holds other runs' marked children, which are not these tests' business.
+OWNER = "RQS_TEST_OWNER"
 
 
-def _marked_processes() -> list[int]:
-    """Processes still carrying a stdio child's mark (any run's: none should be left)."""
+@pytest.fixture
+def owner() -> str:
+    return secrets.token_hex(8)
+
+
+def _marked_processes(owner: str) -> list[int]:
+    """This test's processes that still carry a stdio child's mark (none should be left)."""
+    mark, own = f"{CHILD_MARK}=".encode(), f"{OWNER}={owner}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if f"{CHILD_MARK}=".encode() in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
+            environ = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
+        if own in environ and any(v.startswith(mark) for v in environ):
+            found.append(int(entry.name))
     return found
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="the process checks read /proc (Linux)")
 @pytest.mark.parametrize("leave_session", [False, True], ids=["forked worker", "setsid daemon"])
-def test_a_childs_workers_are_killed_after_it_exited(leave_session: bool) -> None:
+def test_a_childs_workers_are_killed_after_it_exited(leave_session: bool, owner: str) -> None:
     spawn = "os.setsid(); " if leave_session else ""
     program = (
         "import os, sys, time\n"
         f"if os.fork() == 0:\n    {spawn}time.sleep(600)\n"
         "print('ready', flush=True)\nsys.stdin.readline()\n"  # then exit, as a program does at stop
     )
-    child = ChildProcess([sys.executable, "-c", program], cwd=None, env=None)
+    child = ChildProcess([sys.executable, "-c", program], cwd=None, env={OWNER: owner})
     assert child.receive(10) == "ready"
     child.send("stop")
     deadline = time.monotonic() + 10
     while child.alive() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not child.alive()
-    assert _marked_processes(), "the worker runs on after its parent exited"
+    assert _marked_processes(owner), "the worker runs on after its parent exited"
     child.kill()
     time.sleep(0.2)
-    assert not _marked_processes()
+    assert not _marked_processes(owner)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="the process checks read /proc (Linux)")
-def test_a_shell_wrapper_that_forks_a_worker_leaves_nothing_behind(tmp_path: Path) -> None:
+def test_a_shell_wrapper_that_forks_a_worker_leaves_nothing_behind(tmp_path: Path, owner: str) -> None:
     wrapper = tmp_path / "wrapper.sh"
     python = sys.executable
     wrapper.write_text(
         f'{python} -c "{WORKER}" &\nsetsid {python} -c "{WORKER}" &\nexec {python} {EXAMPLE}\n'
     )
-    done, _ = rag_conformance("run", "--adapter-cmd", f"sh {wrapper}", "--report", "out", cwd=tmp_path)
+    done, _ = rag_conformance(
+        "run", "--adapter-cmd", f"sh {wrapper}", "--report", "out", cwd=tmp_path, env={OWNER: owner}
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     time.sleep(0.2)
-    assert not _marked_processes(), "a worker of the stdio program outlived the run"
+    assert not _marked_processes(owner), "a worker of the stdio program outlived the run"
 
 
 # -- one seed, one report ------------------------------------------------------------------------------

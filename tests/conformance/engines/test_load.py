@@ -1,0 +1,52 @@
+"""The kit's fixed waiting budgets stretch with the machine's load, never shrink, and are bounded."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conformance.engines import _load
+from conformance.engines._load import MAX_STRETCH, load_stretch, stretched
+
+
+@pytest.fixture
+def cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_load, "_cores", lambda: 2)
+
+
+@pytest.mark.parametrize(
+    ("load", "want"),
+    [(0.0, 1.0), (1.9, 1.0), (2.0, 1.0), (5.0, 2.5), (8.0, MAX_STRETCH), (80.0, MAX_STRETCH)],
+)
+def test_a_budget_stretches_by_the_load_over_the_cores(
+    monkeypatch: pytest.MonkeyPatch, cores: None, load: float, want: float
+) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert load_stretch() == pytest.approx(want)
+    assert stretched(10.0) == pytest.approx(10.0 * want)
+
+
+def test_a_system_without_a_load_average_waits_as_an_idle_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_load() -> tuple[float, float, float]:
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(os, "getloadavg", no_load)
+    assert stretched(10.0) == 10.0
+
+
+def test_the_uri_connect_budget_is_stretched(monkeypatch: pytest.MonkeyPatch, cores: None) -> None:
+    """An unreachable URI on a busy machine waits the stretched budget (the message would name it)."""
+    from conformance.engines import _uri
+
+    seen: list[float] = []
+
+    def refuse(endpoint: object, *, timeout: float) -> None:
+        seen.append(timeout)
+        raise _uri.EngineUnavailableError("refused")
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 0.0, 0.0))
+    monkeypatch.setattr(_uri, "open_client", refuse)
+    with pytest.raises(_uri.EngineUnavailableError):
+        _uri.start_uri(uri="http://127.0.0.1:1", prefix="rqs_x_", startup_timeout=120.0)
+    assert seen == [pytest.approx(30.0)]
