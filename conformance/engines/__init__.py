@@ -7,6 +7,7 @@
 - the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
   whole suite on each of them is a command (:mod:`conformance.commands._engines`);
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``);
+- the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the
   scenarios', in :mod:`conformance.scenarios._fixtures`);
 - what each engine is known to do differently, as data (``expectations/*.toml``, read by
