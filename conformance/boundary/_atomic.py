@@ -17,11 +17,12 @@ import errno as errno_codes
 import os
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from ._errors import ConformanceError
 
-__all__ = ["OutputNotWrittenError", "write_atomically"]
+__all__ = ["OutputNotWrittenError", "write_all_atomically", "write_atomically"]
 
 
 class OutputNotWrittenError(ConformanceError):
@@ -48,10 +49,37 @@ def write_atomically(path: str | Path, data: str | bytes) -> Path:
     durable (``fsync``) and then renamed over ``path``; return ``path``.
 
     A symlink is written through (its target is replaced, the link stays). On any failure the earlier
-    file survives untouched, the temporary file is removed, and :class:`OutputNotWrittenError` says which
-    path and which errno.
+    file survives untouched, the temporary file is removed, and :class:`OutputNotWrittenError` says
+    which path and which errno.
     """
-    out = Path(path)
+    return write_all_atomically({path: data})[0]
+
+
+def write_all_atomically(files: Mapping[str | Path, str | bytes]) -> list[Path]:
+    """:func:`write_atomically` for files that belong together (``report.json`` and ``junit.xml``):
+    every one is written to its temporary file first, and only when all of them are on the disk are
+    they renamed, so a full disk leaves the earlier set whole rather than a new file beside an old one.
+    """
+    staged: list[tuple[Path, Path, str]] = []
+    try:
+        for path, data in files.items():
+            staged.append(_stage(Path(path), data))
+        for out, target, temporary in staged:
+            try:
+                os.replace(temporary, target)
+            except OSError as exc:
+                raise OutputNotWrittenError(out, exc.errno, exc.strerror or str(exc)) from exc
+        for directory in {target.parent for _, target, _ in staged}:
+            _sync_directory(directory)
+    finally:
+        for _, _, temporary in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)  # gone already once renamed
+    return [out for out, _, _ in staged]
+
+
+def _stage(out: Path, data: str | bytes) -> tuple[Path, Path, str]:
+    """(``out``, the file it writes to, a temporary file beside it holding ``data``, on the disk)."""
     # Text that cannot be UTF-8 (a lone surrogate from a program's output) is shown escaped, not lost.
     payload = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     target = Path(os.path.realpath(out))  # through a symlink, so the link is not replaced by a file
@@ -65,16 +93,12 @@ def write_atomically(path: str | Path, data: str | bytes) -> Path:
             stream.flush()
             os.chmod(stream.fileno(), _mode_for(target))
             os.fsync(stream.fileno())
-        os.replace(temporary, target)
-        temporary = None
-        _sync_directory(target.parent)
     except OSError as exc:
-        raise OutputNotWrittenError(out, exc.errno, exc.strerror or str(exc)) from exc
-    finally:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-    return out
+        raise OutputNotWrittenError(out, exc.errno, exc.strerror or str(exc)) from exc
+    return out, target, temporary
 
 
 def _mode_for(target: Path) -> int:

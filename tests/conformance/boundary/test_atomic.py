@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.boundary import OutputNotWrittenError, write_atomically
+from conformance.boundary import OutputNotWrittenError, write_all_atomically, write_atomically
 
 
 def test_text_and_bytes_are_written_whole(tmp_path: Path) -> None:
@@ -124,3 +124,29 @@ def test_on_a_real_full_disk_the_earlier_file_survives(tmp_path: Path) -> None:
         assert [p.name for p in disk.iterdir()] == ["report.json"]
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_files_written_together_are_renamed_only_once_all_are_on_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    report.write_text("old report")
+    junit.write_text("old junit")
+    real_fsync = os.fsync
+    calls: list[int] = []
+
+    def second_file_hits_a_full_disk(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr("os.fsync", second_file_hits_a_full_disk)
+    with pytest.raises(OutputNotWrittenError) as caught:
+        write_all_atomically({report: "new report", junit: "new junit"})
+    monkeypatch.undo()
+    assert caught.value.path == junit
+    assert (report.read_text(), junit.read_text()) == ("old report", "old junit")  # a matching pair
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "report.json"]
+    write_all_atomically({report: "new report", junit: "new junit"})
+    assert (report.read_text(), junit.read_text()) == ("new report", "new junit")
