@@ -18,7 +18,8 @@ exit codes:
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
      handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
      client could not reach it either), the engine answered the kit's own calls or the implementation's
-     with errors (retried once), or the command line was wrong
+     with errors (retried once), a report file could not be written (full disk:
+     the earlier one is kept), or the command line was wrong
   130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
      cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
 """
