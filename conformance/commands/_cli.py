@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..reporting._options import command_line, count_at_least_one, seed_value
+    from ..reporting._options import command_line, seed_value
 
     upgrade = sub.add_parser(
         "upgrade",
@@ -381,9 +381,7 @@ def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     upgrade.add_argument("--eval", action="store_true", help="the bundled labelled set (the default)")
     upgrade.add_argument("--beir", default=None, metavar="DIR", help="a labelled set in the BEIR layout")
     upgrade.add_argument("--split", default="test", help="the BEIR qrels split (test)")
-    upgrade.add_argument(
-        "--limit", type=count_at_least_one, default=None, help="only N queries, in turn from each kind"
-    )
+    upgrade.add_argument("--limit", type=int, default=None, help="only N queries, in turn from each kind")
     upgrade.add_argument(
         "--settings", default=None, help="TOML with [rag] lookup settings, [upgrade] tolerances"
     )
