@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from .reporting._options import RunOptions, add_pytest_options
-from .reporting._outcomes import OutcomeCollector, output_dir_problem
+from .reporting._outcomes import OutcomeCollector
+from .reporting._writing import REPORT_FILES, output_dir_problem
 from .scenarios import PLUGIN_MODULES
 from .scenarios._bdd_step_cache import install as install_step_lookup_cache
 from .scenarios._engine_watch import EngineWatch
@@ -66,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.register(importlib.import_module(module), module)
     # The OutcomeCollector writes report.json and junit.xml (one suite per requirement) into the report dir.
-    problem = output_dir_problem(options.report) if options.report else None
+    problem = output_dir_problem(options.report, REPORT_FILES) if options.report else None
     if problem:
         raise pytest.UsageError(f"{problem}: pass another --rqs-report (nothing was run)")
     outcomes = OutcomeCollector(config, options)

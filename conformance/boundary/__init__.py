@@ -12,7 +12,23 @@
   credential of an engine address (user info, token, password parameters) is ever written.
 - ``_describe``: one request in a few words (operation, seq, deciding fields), for messages about a call;
 - ``_tally``: what a scenario asked (calls per capability, a property's examples), for the report.
+- ``_atomic``: :func:`write_atomically` (and :func:`write_all_atomically` for a set of files), how
+  every file the kit writes is written (a temporary file renamed over the old one), and
+  :class:`OutputNotWrittenError`, the one error when it cannot be;
+- ``_visible``: :func:`visible_text` and :func:`xml_safe_text`, the one rule for text that came from
+  an implementation, a labelled set or an engine (control characters shown as escapes, never obeyed).
 
 The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported
-by :mod:`conformance`.
+by :mod:`conformance`; the output helpers above are this package's ``__all__`` (standard library only).
 """
+
+from ._atomic import OutputNotWrittenError, write_all_atomically, write_atomically
+from ._visible import visible_text, xml_safe_text
+
+__all__ = [
+    "OutputNotWrittenError",
+    "visible_text",
+    "write_all_atomically",
+    "write_atomically",
+    "xml_safe_text",
+]

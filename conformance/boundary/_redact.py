@@ -35,7 +35,9 @@ SHOWN = "***"
 # Shorter secrets are not replaced in free text (it would garble ordinary words); the URI's own
 # user info and credential parameters are hidden whatever their length.
 _MIN_SECRET = 4
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#@\s'\"<>]*@)")
+# The user info runs to the authority's last "@", as a URI parser reads it: a password holding a raw
+# "@" is hidden whole, not shown from its first "@" on.
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s'\"<>]*@)")
 _CREDENTIAL_PARAM = re.compile(
     r"(?i)(?P<name>[?&;](?:[a-z0-9_.-]*(?:token|password|passwd|pwd|secret|credential|auth)"
     r"[a-z0-9_.-]*|api[_-]?key|apikey|key)=)[^&#\s'\"<>]*"
@@ -67,10 +69,11 @@ def register_uri_secrets(text: str) -> None:
 
 
 def redact(text: str) -> str:
-    """``text`` with every URI's user info and credential parameters, and every registered secret
-    (as it is and JSON-escaped), replaced by ``***``."""
-    text = _USERINFO.sub(lambda m: f"{m.group('scheme')}{SHOWN}@", text)
-    text = _CREDENTIAL_PARAM.sub(lambda m: m.group("name") + SHOWN, text)
+    """``text`` with every registered secret (as it is and JSON-escaped), and every URI's user info
+    and credential parameters, replaced by ``***``.
+
+    The registered secrets go first, each whole: cutting a URI apart first would leave part of a
+    secret that holds a URI's delimiters (``@``, ``&``, ``#``) outside what the patterns hide."""
     with _lock:
         secrets = sorted(_secrets, key=len, reverse=True)  # a longer secret first: it may hold a shorter
     for secret in secrets:
@@ -78,7 +81,8 @@ def redact(text: str) -> str:
         escaped = json.dumps(secret)[1:-1]
         if escaped != secret:
             text = text.replace(escaped, SHOWN)
-    return text
+    text = _USERINFO.sub(lambda m: f"{m.group('scheme')}{SHOWN}@", text)
+    return _CREDENTIAL_PARAM.sub(lambda m: m.group("name") + SHOWN, text)
 
 
 def redact_uri(uri: str) -> str:

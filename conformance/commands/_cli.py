@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -16,17 +18,25 @@ exit codes:
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
      handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
      client could not reach it either), the engine answered the kit's own calls or the implementation's
-     with errors (retried once), or the command line was wrong
+     with errors (retried once), a report file could not be written (full disk:
+     the earlier one is kept), or the command line was wrong
   130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
      cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
 """
 
 
-def _output_dir_problem(path: str | None, option: str) -> int | None:
-    """Exit 2 at once, in one line, when an output directory cannot be written (before any engine)."""
-    from ..reporting._outcomes import output_dir_problem
+# The errors only writing meets (a full disk or quota, a read-only file system, a file too large): an
+# output a command wrote in place; the kit's own writers raise OutputNotWrittenError for the rest.
+_OUTPUT_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG") if hasattr(errno, name)
+)
 
-    problem = output_dir_problem(path) if path else None
+
+def _output_dir_problem(path: str | None, option: str, files: Sequence[str] = ()) -> int | None:
+    """Exit 2 at once, in one line, when an output directory cannot be written (before any engine)."""
+    from ..reporting._writing import output_dir_problem
+
+    problem = output_dir_problem(path, files) if path else None
     if problem is None:
         return None
     print(
@@ -37,9 +47,10 @@ def _output_dir_problem(path: str | None, option: str) -> int | None:
 
 def _run(args: argparse.Namespace) -> int:
     from ..reporting._options import RunOptions
+    from ..reporting._writing import REPORT_FILES
     from ._runner import run_options
 
-    refused = _output_dir_problem(args.report, "--report")
+    refused = _output_dir_problem(args.report, "--report", REPORT_FILES)
     if refused is not None:
         return refused
     options = RunOptions.from_namespace(args)
@@ -48,7 +59,11 @@ def _run(args: argparse.Namespace) -> int:
         options, select=args.select, pytest_args=args.pytest_args, verbose=args.verbose, tb=args.tb
     )
     code = outcome.exit_code
-    if outcome.report is None and args.select and outcome.pytest_exit_code == 5:  # pytest: none selected
+    if outcome.output_error is not None and code == 2:
+        failed = outcome.output_error
+        name = errno.errorcode.get(failed.errno or 0, "no errno")
+        print(f"verdict: NOT JUDGED [{adapter}]: {failed.path} not written ({name}, above); exit code 2")
+    elif outcome.report is None and args.select and outcome.pytest_exit_code == 5:  # pytest: none selected
         print(
             f"rag-conformance: -k {args.select!r} selects no scenario; -k takes a scenario id as the report "
             "and the table show it (dense-quality-from-l2), words of the test's name (legacy_aliases), or "
@@ -136,6 +151,7 @@ def _engines(args: argparse.Namespace) -> int:
 
 def _diff(args: argparse.Namespace) -> int:
     from ..boundary._errors import ConformanceError
+    from ..boundary._visible import visible_text
     from ..reporting import UNJUDGED_VERDICTS
     from ._diff import diff_reports, format_diff, load_report_data
 
@@ -144,7 +160,8 @@ def _diff(args: argparse.Namespace) -> int:
     except ConformanceError as exc:
         print(f"rag-conformance diff: {exc}", file=sys.stderr)
         return 2
-    print(format_diff(diff, old_label=args.old, new_label=args.new))
+    # The reports' ids and messages are the implementations' words (an older kit kept them raw): shown.
+    print(visible_text(format_diff(diff, old_label=args.old, new_label=args.new)))
     if diff.new_verdict in UNJUDGED_VERDICTS:
         # Every scenario looks "removed", which is no regression: but nothing was judged, and a CI
         # gate on this diff must not pass an implementation the kit could not even load.
@@ -157,6 +174,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _upgrade(args: argparse.Namespace) -> int:
+    refused = _output_dir_problem(args.out, "--out")
+    if refused is not None:
+        return refused
     from ._upgrade import upgrade_main
 
     return upgrade_main(args)
@@ -171,10 +191,25 @@ def _docs(args: argparse.Namespace) -> int:
     return docs_main(args.results, args.out, spec=args.spec)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ..reporting._options import PROFILES, add_cli_options  # pydantic, no pytest plugin: cheap
+class _Parser(argparse.ArgumentParser):
+    """A wrong command line is one line (what is wrong, where the options are listed) and exit 2,
+    before anything runs; not argparse's usage block, which a CI log shows as several."""
 
-    parser = argparse.ArgumentParser(
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options). Exit code 2\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..reporting._options import (  # pydantic, no pytest plugin: cheap
+        PROFILES,
+        add_cli_options,
+        command_line,
+        count_at_least_one,
+        seconds_above_zero,
+        seed_value,
+    )
+
+    parser = _Parser(
         prog="rag-conformance",
         description="Conformance kit for the rag-retrieval-quality-score spec on Milvus.",
         epilog=f"{EXIT_CODES}(for run; the other commands say in their --help what they return)",
@@ -222,8 +257,16 @@ def build_parser() -> argparse.ArgumentParser:
     smoke = sub.add_parser(
         "smoke", help="check that a stdio program speaks the protocol: handshake and one call per capability"
     )
-    smoke.add_argument("--adapter-cmd", required=True, metavar="CMD", help="the program, e.g. 'node impl.js'")
-    smoke.add_argument("--adapter-timeout", type=float, default=30.0, help="seconds per call (30)")
+    smoke.add_argument(
+        "--adapter-cmd",
+        required=True,
+        metavar="CMD",
+        type=command_line,
+        help="the program, e.g. 'node impl.js' (split as a shell line is, run without a shell)",
+    )
+    smoke.add_argument(
+        "--adapter-timeout", type=seconds_above_zero, default=30.0, help="seconds per call (30)"
+    )
     smoke.add_argument(
         "--milvus", default="lite", help="engine for search/lookup: lite (default) | uri:<uri>"
     )
@@ -246,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--milvus", default="lite", help="one engine for all runs: lite (default) | uri:<uri>"
     )
     selftest.add_argument(
-        "--seed", type=int, default=None, help="Hypothesis seed of every run (default: random)"
+        "--seed", type=seed_value, default=None, help="Hypothesis seed of every run (default: random)"
     )
     selftest.add_argument(
         "--profile",
@@ -254,7 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=PROFILES,
         help="property examples: selftest (default; ci's count, no shrinking), ci, thorough",
     )
-    selftest.add_argument("--jobs", type=int, default=2, help="miniatures run in parallel processes (2)")
+    selftest.add_argument(
+        "--jobs",
+        type=count_at_least_one,
+        default=2,
+        help="miniatures run in parallel processes (2; 1 or more)",
+    )
     selftest.set_defaults(func=_selftest)
 
     engines = sub.add_parser(
@@ -310,6 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..reporting._options import command_line, seed_value
+
     upgrade = sub.add_parser(
         "upgrade",
         help="before a Milvus upgrade: suite, engine checks, retrieval quality and latency, old against new",
@@ -325,7 +375,9 @@ def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     upgrade.add_argument("--to", dest="new", required=True, metavar="ENGINE", help="the candidate engine")
     target = upgrade.add_mutually_exclusive_group()
     target.add_argument("--adapter", default=None, help="the implementation (default: reference)")
-    target.add_argument("--adapter-cmd", default=None, metavar="CMD", help="a stdio program instead")
+    target.add_argument(
+        "--adapter-cmd", default=None, metavar="CMD", type=command_line, help="a stdio program instead"
+    )
     upgrade.add_argument("--eval", action="store_true", help="the bundled labelled set (the default)")
     upgrade.add_argument("--beir", default=None, metavar="DIR", help="a labelled set in the BEIR layout")
     upgrade.add_argument("--split", default="test", help="the BEIR qrels split (test)")
@@ -336,7 +388,9 @@ def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     upgrade.add_argument("--out", default="rqs-upgrade", help="directory for the reports (rqs-upgrade)")
     upgrade.add_argument("--no-suite", action="store_true", help="compare retrieval only, not the suite")
     upgrade.add_argument("-k", dest="select", default=None, help="only the suite's scenarios matching this")
-    upgrade.add_argument("--seed", type=int, default=0, help="seed of the query order and resampling (0)")
+    upgrade.add_argument(
+        "--seed", type=seed_value, default=0, help="seed of the query order and resampling (0)"
+    )
     upgrade.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     upgrade.add_argument("--no-plots", action="store_true", help="no PNG plots (no matplotlib needed)")
     upgrade.set_defaults(func=_upgrade)
@@ -353,13 +407,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "--rqs-profile is --profile), and other pytest options go after --"
             )
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
-    from ..boundary._redact import redacting_output
-
     # Every line this process prints passes through the one redaction: no engine credential reaches
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
+    from ..boundary._atomic import OutputNotWrittenError
+    from ..boundary._redact import redacting_output
+
     with redacting_output():
         try:
             return int(args.func(args))
+        except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED
+            print(f"rag-conformance {args.command}: NOT JUDGED: {exc}. Exit code 2", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            if exc.errno not in _OUTPUT_ERRNOS or exc.filename is None:
+                raise
+            # A file a command wrote in place (full disk, read-only, a directory in the way): the same one
+            # line, never a traceback, never the 1 that reads as a verdict.
+            written = OutputNotWrittenError(exc.filename, exc.errno, exc.strerror or str(exc))
+            print(f"rag-conformance {args.command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
+            return 2
         except KeyboardInterrupt as exc:  # before a run's own handling (loading, parsing): say so, briefly
             signum = getattr(exc, "signum", 2)
             print(

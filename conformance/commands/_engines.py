@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact_uri
+from ..boundary._redact import redact_uri, register_uri_secrets
 from ..engines._address import parse_engine_address
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
@@ -64,9 +65,11 @@ def label(engine: str) -> str:
 
 
 def _slug(engine: str) -> str:
-    # Report dirs are named after the engine; URIs may carry credentials, which must not become a path.
+    # Report dirs are named after the engine; URIs may carry credentials, which must not become a path:
+    # the name is the redacted address's host, port and path, its user info and query (?token=) dropped.
     if engine.startswith("uri:"):
-        return "uri-" + _SLUG.sub("_", engine[4:].split("@")[-1].split("://")[-1]).strip("_")
+        where = re.split(r"[?#]", redact_uri(engine[4:]), maxsplit=1)[0]
+        return "uri-" + _SLUG.sub("_", where.split("://")[-1].rpartition("@")[2]).strip("_")
     return _SLUG.sub("_", engine).strip("_")
 
 
@@ -83,8 +86,14 @@ def run_matrix(
     ``select`` (a pytest ``-k`` expression) runs only the scenarios it matches, on every engine.
     """
     out = output or sys.stdout
+    for engine in engines:
+        if engine.startswith("uri:"):
+            register_uri_secrets(engine[4:])  # a password holding "@" or "&" is then hidden whole
     root = Path(report_dir)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWrittenError(root, exc.errno, exc.strerror or str(exc)) from exc
     columns = []
     for engine in expand_engines(engines):
         started = time.monotonic()
@@ -103,7 +112,7 @@ def run_matrix(
         verdict = column.report.verdict if column.report else f"NOT RUN: {column.not_run}"
         print(f"[{label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
         columns.append(column)
-    (root / "matrix.json").write_text(json.dumps(_summary(columns), indent=2) + "\n")
+    write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
     return columns
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
 from ..reporting import Report
 from ..reporting._options import RunOptions
@@ -32,20 +33,25 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT; a SIGTERM gives 143 (128 + 15), as a she
 class RunOutcome:
     """What a run produced: pytest's exit code, the report (None if pytest never got to scenarios)."""
 
-    def __init__(self, exit_code: int, report: Report | None) -> None:
+    def __init__(
+        self, exit_code: int, report: Report | None, output_error: OutputNotWrittenError | None = None
+    ) -> None:
         self.pytest_exit_code = exit_code
         self.report = report
+        self.output_error = output_error  # report.json / junit.xml could not be written: NOT JUDGED
 
     @property
     def exit_code(self) -> int:
         """0: every applicable scenario passed. 1: one failed, or errored on the implementation's reply
         or crash. 2: the run could not judge (adapter not loadable, handshake or engine failed, engine
         lost midway, usage error, no scenario ran). 130 (SIGINT) or 143 (SIGTERM): interrupted, verdict
-        INTERRUPTED, nothing judged."""
+        INTERRUPTED, nothing judged. A report that could not be written is 2 whatever it said."""
         if self.report is not None and self.report.interruption is not None:
             return self.report.interruption.exit_code
         if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
             return EXIT_INTERRUPTED
+        if self.output_error is not None:
+            return EXIT_NOT_JUDGED
         if self.report is None or self.report.verdict == "NOT JUDGED":
             return EXIT_NOT_JUDGED
         s = self.report.summary
@@ -64,6 +70,10 @@ class _Capture:
     @property
     def report(self) -> Report | None:
         return self.outcomes.report if self.outcomes is not None else None
+
+    @property
+    def output_error(self) -> OutputNotWrittenError | None:
+        return self.outcomes.output_error if self.outcomes is not None else None
 
 
 def run_conformance(
@@ -161,4 +171,4 @@ def run_options(
     args += list(pytest_args)
     capture = _Capture()
     code = pytest.main(args, plugins=[capture])
-    return RunOutcome(int(code), capture.report)
+    return RunOutcome(int(code), capture.report, capture.output_error)

@@ -36,6 +36,7 @@ import io
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -84,6 +85,7 @@ class MiniatureResult:
     seconds: float
     output: str = ""
     error: str | None = None
+    interrupted: int | None = None  # the signal that stopped this miniature's run: the selftest stops
     broken: dict[str, tuple[str, ...]] = field(default_factory=dict)  # scenario id -> requirements broken
     noted: frozenset[str] = frozenset()  # rule ids the report noted, anywhere
     advised: frozenset[str] = frozenset()  # advice ids the report gave
@@ -240,6 +242,11 @@ def run_selftest(
             done = (future.result() for future in as_completed(futures))
         try:
             for result in done:
+                if result.interrupted is not None:
+                    # Never a passing miniature: its run was cut off, so the selftest stops, saying why.
+                    stop = KeyboardInterrupt(signal.Signals(result.interrupted).name)
+                    stop.signum = result.interrupted  # type: ignore[attr-defined]
+                    raise stop
                 results[result.expectation.name] = result
                 if progress is not None:
                     progress(result)
@@ -279,6 +286,7 @@ def _run_one(
         seconds=time.perf_counter() - t0,
         output=buffer.getvalue(),
         error=_not_judged(report, outcome.pytest_exit_code),
+        interrupted=report.interruption.exit_code - 128 if report and report.interruption else None,
     )
 
 
@@ -288,6 +296,8 @@ def _not_judged(report: Report | None, exit_code: int) -> str | None:
         return f"no report (pytest exit code {exit_code})"
     if report.verdict == "NOT JUDGED":
         return f"NOT JUDGED: {report.reason or 'the run could not judge'}"
+    if report.interruption is not None:
+        return f"INTERRUPTED: {report.reason or report.interruption.signal}"
     return None
 
 
@@ -395,18 +405,37 @@ def selftest_main(
         print(f"  {r.expectation.name:<36} {_verdict(r):<22} {r.seconds:5.1f} s", flush=True)
 
     print(f"selftest: {len(expectations)} miniatures from {miniatures}, matrix {path}")
-    outcome = run_selftest(
-        expectations,
-        package=miniatures,
-        milvus=milvus,
-        seed=seed,
-        profile=profile,
-        jobs=jobs,
-        progress=report,
-    )
+    # SIGTERM (a cancelled CI job) stops the selftest as Ctrl-C does, and says which signal it was.
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        outcome = run_selftest(
+            expectations,
+            package=miniatures,
+            milvus=milvus,
+            seed=seed,
+            profile=profile,
+            jobs=jobs,
+            progress=report,
+        )
+    except KeyboardInterrupt as exc:
+        signum = int(getattr(exc, "signum", signal.SIGINT))
+        print(
+            f"rag-conformance selftest: interrupted by {signal.Signals(signum).name}; the miniature then "
+            "running is not counted, nothing was judged as a whole. Exit code " + str(128 + signum),
+            file=sys.stderr,
+        )
+        return 128 + signum
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print()
     print(format_selftest_matrix(outcome))
     return 0 if outcome.ok else 1
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    stop = KeyboardInterrupt(signal.Signals(signum).name)
+    stop.signum = signum  # type: ignore[attr-defined]
+    raise stop
 
 
 def _default_matrix(package: str) -> Path | None:

@@ -25,6 +25,7 @@ from ..boundary._protocol import (
     SearchRequest,
     WireCandidate,
 )
+from ..boundary._visible import visible_text
 from ..stdio._adapter import NotApplicable, StdioAdapter
 from ._smoke_edges import EDGE_CHUNKS, pure_edges, report_edges, store_edges
 
@@ -71,7 +72,15 @@ def advice_for(error: BaseException, operation: str) -> str:
 def smoke(
     command: str | Sequence[str], *, timeout: float = 30.0, milvus: str = "lite", say: Say = print
 ) -> int:
-    """Handshake, then one strict call per declared capability. 0 when all spoke the protocol."""
+    """Handshake, then one strict call per declared capability. 0 when all spoke the protocol.
+
+    Every line is said through ``visible_text``: the program's name, version, fields and error words
+    are its own, and a control character in them is shown as its escape, never sent to the terminal."""
+    shown = say
+
+    def say(text: str) -> None:
+        shown(visible_text(text))
+
     adapter = StdioAdapter(command, timeout=timeout, validate=True, strict_stdout=True)
     try:
         try:

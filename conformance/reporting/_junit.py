@@ -9,6 +9,9 @@ words, the spec scenarios judged of the spec's, the requirements judged, blocked
 number): the same counts as the table and ``report.json``. It has no test case, except in a run that
 could not judge: then its one test case is the error that says why (a run that stopped before its
 first scenario has only that suite). Each requirement's suite carries its number and verdict.
+
+Every text and attribute passes through ``xml_safe_text``: the file stays XML 1.0 whatever an
+implementation wrote (a colour code in its stderr is shown as ``\\x1b[31m``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..boundary._atomic import write_atomically
+from ..boundary._visible import xml_safe_text
 from ._report import Report, ScenarioResult, broken_requirements
 from ._scope import broken_outside_spec, requirement_number, requirement_verdict_text
 
@@ -71,10 +76,8 @@ def _judged(report: Report) -> dict[str, str | None]:
 
 
 def write_junit(report: Report, path: str | Path) -> Path:
-    """Write :func:`junit_xml` to ``path`` and return it."""
-    out = Path(path)
-    out.write_text(junit_xml(report), encoding="utf-8")
-    return out
+    """Write :func:`junit_xml` to ``path`` (atomically: an earlier file survives a failure) and return it."""
+    return write_atomically(path, junit_xml(report))
 
 
 def _suite(root: ET.Element, name: str, properties: dict[str, str | None] | None = None) -> ET.Element:
@@ -122,5 +125,12 @@ def _count(suite: ET.Element, increments: Iterable[tuple[str, int]]) -> None:
 
 
 def _text(root: ET.Element) -> str:
+    # An implementation's words (its messages, a stdio program's stderr, its ids) may hold ESC or other
+    # bytes XML 1.0 forbids; one of them makes the whole file unreadable to a CI. Shown as escapes.
+    for element in root.iter():
+        if element.text:
+            element.text = xml_safe_text(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, xml_safe_text(value))
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

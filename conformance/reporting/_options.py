@@ -17,13 +17,15 @@ It lives with the report because the report is the lowest layer that reads it.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
+import shlex
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "CHECKS",
@@ -32,6 +34,10 @@ __all__ = [
     "RunOptions",
     "add_cli_options",
     "add_pytest_options",
+    "command_line",
+    "count_at_least_one",
+    "seconds_above_zero",
+    "seed_value",
 ]
 
 Checks = Literal["implementation", "engine", "all"]
@@ -45,10 +51,91 @@ PYTEST_PREFIX = "--rqs-"
 _KEY = pytest.StashKey["RunOptions"]()
 
 
-def _option(help: str, *, flag: str | None = None, cli: bool = True, metavar: str | None = None) -> Any:
+# -- the checks every command's options share (argparse types; the model's validators call them too) --
+# Each takes the text of the command line (or the value already parsed) and gives the value, or raises
+# argparse.ArgumentTypeError naming what is wrong and what to give instead: exit 2, in one line, before
+# anything runs.
+
+
+def seconds_above_zero(value: str | float) -> float:
+    """A finite number of seconds above 0 (``nan``, ``inf``, 0 and negatives are refused)."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of seconds; give one such as 30"
+        ) from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is no time limit: give a finite number of seconds above 0, such as 30"
+        )
+    return seconds
+
+
+def seed_value(value: str | int) -> int:
+    """A seed: a whole number from 0 (every seed the kit draws and records is one)."""
+    try:
+        seed = int(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a seed: give a whole number from 0") from None
+    if seed < 0 or isinstance(value, float):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a seed: give a whole number from 0, such as 7")
+    return seed
+
+
+def count_at_least_one(value: str | int) -> int:
+    """A count of 1 or more (parallel jobs, queries)."""
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number: give 1 or more") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is too few: give 1 or more")
+    return count
+
+
+def command_line(value: str) -> str:
+    """A program's command line, split as a shell line is (``shlex``) but run without a shell: not
+    empty (a CI variable that expands to nothing must not judge the reference instead), its quotes
+    balanced."""
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"the command {value!r} cannot be split into words ({exc}): balance its quotes"
+        ) from None
+    if not words:
+        raise argparse.ArgumentTypeError(
+            f"the command {value!r} is empty: give the program to judge, such as 'node impl.js' (an "
+            "empty CI variable?)"
+        )
+    return value
+
+
+def _not_empty(value: str) -> str:
+    if value.startswith("cmd:"):  # a stdio program by its address: the same checks as --adapter-cmd
+        command_line(value.removeprefix("cmd:"))
+    elif not value.strip():
+        raise argparse.ArgumentTypeError(
+            f"{value!r} names no adapter: give 'reference', an entry-point name or 'module:attr'"
+        )
+    return value
+
+
+def _checked(check: Any, value: Any) -> Any:
+    """``check`` as a pydantic validator: its refusal a ValueError, so the model says it too."""
+    try:
+        return check(value)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _option(
+    help: str, *, flag: str | None = None, cli: bool = True, metavar: str | None = None, check: Any = None
+) -> Any:
     """A field's command-line facts: ``flag`` (default: the field's name with dashes), whether
-    ``rag-conformance run`` has it too, and a metavar."""
-    return {"help": help, "flag": flag, "cli": cli, "metavar": metavar}
+    ``rag-conformance run`` has it too, a metavar, and the check its text passes (an argparse type)."""
+    return {"help": help, "flag": flag, "cli": cli, "metavar": metavar, "check": check}
 
 
 class RunOptions(BaseModel):
@@ -60,15 +147,18 @@ class RunOptions(BaseModel):
         None,
         json_schema_extra=_option(
             "the implementation: 'reference' (default), an entry-point name, or 'module:attr' "
-            "(importable from here); giving it (in pytest) selects the kit's scenarios"
+            "(importable from here); giving it (in pytest) selects the kit's scenarios",
+            check=_not_empty,
         ),
     )
     adapter_cmd: str | None = Field(
         None,
         json_schema_extra=_option(
             "judge a program in any language speaking the stdio protocol, e.g. 'node impl.js' "
-            "(the same as --adapter 'cmd:<command>')",
+            "(the same as --adapter 'cmd:<command>'); split into words as a shell line is, but run "
+            "without a shell ('cd x && ...' does not work: wrap such a line in sh -c '...')",
             metavar="CMD",
+            check=command_line,
         ),
     )
     milvus: str = Field(
@@ -92,7 +182,8 @@ class RunOptions(BaseModel):
         None,
         json_schema_extra=_option(
             "the seed of the property scenarios and the generated knowledge base: the one a report or a "
-            "failure shows replays that run (default: random, recorded in report.json)"
+            "failure shows replays that run (default: random, recorded in report.json)",
+            check=seed_value,
         ),
     )
     profile: Profile | None = Field(
@@ -104,7 +195,9 @@ class RunOptions(BaseModel):
     )
     adapter_timeout: float = Field(
         30.0,
-        json_schema_extra=_option("seconds each call to a stdio program may take before it is killed (30)"),
+        json_schema_extra=_option(
+            "seconds each call to a stdio program may take before it is killed (30)", check=seconds_above_zero
+        ),
     )
     validate_wire: bool = Field(
         False,
@@ -129,6 +222,12 @@ class RunOptions(BaseModel):
             metavar="FILE",
         ),
     )
+
+    @field_validator("adapter", "adapter_cmd", "seed", "adapter_timeout", mode="before")
+    @classmethod
+    def _check(cls, value: Any, info: Any) -> Any:
+        check = _facts(info.field_name)["check"]
+        return value if value is None or check is None else _checked(check, value)
 
     # -- where the value comes from ------------------------------------------------------------------
 
@@ -227,6 +326,8 @@ def _add(add: Any, name: str, flag: str, *, cli: bool) -> None:
         kwargs.update(action="append", default=[])
     elif kind in (int, float):
         kwargs["type"] = kind
+    if facts["check"] is not None:
+        kwargs["type"] = facts["check"]
     add(flag, **kwargs)
 
 

@@ -8,8 +8,8 @@ judged until then kept). From pytest, either is its usage-error exit code.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
 import platform
 import shlex
 import signal
@@ -26,6 +26,7 @@ from .._version import kit_version
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..boundary._tally import Tally, tallying
+from ..boundary._visible import visible_text
 from ..spec._paths import spec_path
 from ._classify import classify
 from ._junit import write_junit
@@ -42,8 +43,9 @@ from ._report import (
 )
 from ._scope import ENGINE_ERRORS_REASON, property_lines, requirement_number, verdict_text
 from ._table import format_table
+from ._writing import OutputNotWrittenError, write_report_files
 
-__all__ = ["NOTES", "OutcomeCollector", "output_dir_problem", "spec_sha256"]
+__all__ = ["NOTES", "OutcomeCollector", "spec_sha256"]
 
 
 NOTES = pytest.StashKey[list[str]]()
@@ -53,23 +55,6 @@ _LOST_ENGINE_ADVICE = "check the engine (its log, memory, disk, the network to i
 _ENGINE_ERRORS_ADVICE = (
     "the engine, not the implementation, failed them; check its log and load, and run again"
 )
-
-
-def output_dir_problem(path: str | Path) -> str | None:
-    """Why the kit could not write its files into directory ``path`` (None if it can): checked before
-    an engine starts, so a run never judges for minutes to find it has nowhere to put the verdict."""
-    target = Path(path)
-    existing = next((p for p in (target, *target.parents) if p.exists()), None)
-    if existing is None:
-        return None
-    if not existing.is_dir():
-        where = "is" if existing == target else f"is inside {existing}, which is"
-        return f"the report directory {path} {where} a file, not a directory"
-    if existing != target and not os.access(existing, os.W_OK | os.X_OK):
-        return f"the report directory {path} cannot be created: {existing} is not writable"
-    if existing == target and not os.access(target, os.W_OK | os.X_OK):
-        return f"the report directory {path} is not writable"
-    return None
 
 
 def spec_sha256() -> str | None:
@@ -103,6 +88,7 @@ class OutcomeCollector:
         self._running: pytest.Item | None = None
         self._finished = False
         self._tallies: dict[str, Tally] = {}  # per item: its calls, and a property's examples
+        self.output_error: OutputNotWrittenError | None = None  # report.json / junit.xml not written
         config.stash[self.key] = self
 
     def not_judged(self, reason: str) -> None:
@@ -188,6 +174,7 @@ class OutcomeCollector:
             return
         report: pytest.TestReport = outcome.get_result()
         status, message = classify(report, call)
+        _show_controls(report)
         broken: tuple[str, ...] = ()
         rules: tuple[str, ...] = ()
         if status == "failed" and call.excinfo is not None:
@@ -281,7 +268,8 @@ class OutcomeCollector:
             xmlpath = getattr(self.config.option, "xmlpath", None)
             if xmlpath:  # pytest's own --junitxml file would be an empty suite: one error says why
                 Path(xmlpath).parent.mkdir(parents=True, exist_ok=True)
-                write_junit(self.report, xmlpath)
+                with contextlib.suppress(OutputNotWrittenError):  # pytest said it could not write it
+                    write_junit(self.report, xmlpath)
         elif self.results:
             report = self._judged_report()
             reason = None
@@ -316,9 +304,14 @@ class OutcomeCollector:
             return
         self.report = redacted(self.report)
         if self.report_dir is not None:
-            self.report_dir.mkdir(parents=True, exist_ok=True)
-            (self.report_dir / "report.json").write_text(self.report.model_dump_json(indent=2) + "\n")
-            write_junit(self.report, self.report_dir / "junit.xml")
+            try:
+                write_report_files(self.report, self.report_dir)
+            except OutputNotWrittenError as exc:
+                # Nowhere to put the verdict is no verdict: NOT JUDGED (pytest's usage error, the CLI's
+                # 2), said in one line; the earlier report.json and junit.xml are left as they were.
+                self.output_error = exc
+                if session.exitstatus != pytest.ExitCode.INTERRUPTED:
+                    session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def _judged_report(self) -> Report:
         return build_report(
@@ -358,7 +351,9 @@ class OutcomeCollector:
         if len(self.report.warnings) > _WARNINGS_SHOWN:
             more = len(self.report.warnings) - _WARNINGS_SHOWN
             terminalreporter.write_line(f"warning: {more} more in report.json", yellow=True)
-        if self.report_dir is not None:
+        if self.output_error is not None:  # last, under the table: that verdict could not be kept
+            terminalreporter.write_line(f"NOT JUDGED: {self.output_error}", red=True)
+        elif self.report_dir is not None:
             terminalreporter.write_line(f"report: {self.report_dir / 'report.json'}")
 
     def _property_counts(self) -> list[str]:
@@ -398,6 +393,17 @@ class OutcomeCollector:
             f"replay the property scenarios: {shlex.join(command)} "
             f"(in pytest: --rqs-seed {self.options.seed} --rqs-profile {replay.profile})"
         )
+
+
+def _show_controls(report: pytest.TestReport) -> None:
+    """What pytest prints of a broken scenario (-v, --tb: the traceback, captured stderr) holds the
+    implementation's words: a control character in them is shown as its escape, never obeyed."""
+    if report.failed and report.longrepr is not None and not isinstance(report.longrepr, tuple):
+        text = str(report.longrepr)
+        shown = visible_text(text)
+        if shown != text:  # untouched otherwise: pytest keeps its own formatting
+            report.longrepr = shown
+    report.sections = [(title, visible_text(content)) for title, content in report.sections]
 
 
 def _cli_args(pytest_args: list[str]) -> list[str]:

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..boundary._decline import NOT_APPLICABLE_PREFIX
 from ..boundary._redact import redact
+from ..boundary._visible import visible_text
 from ._scope import (
     missing_capabilities,
     requirement_number,
@@ -420,15 +421,19 @@ def interrupted_report(report: Report | None, interruption: Interruption, enviro
 
 def redacted(report: Report) -> Report:
     """``report`` with every text in it passed through :func:`~conformance.boundary._redact.redact`:
-    what the kit writes (report.json, JUnit, the site, the terminal table) never holds a credential."""
+    what the kit writes (report.json, JUnit, the site, the terminal table) never holds a credential;
+    and through ``visible_text``: a control character an implementation put in its words (a colour
+    code in its stderr, ESC in an id) is kept as its escape (``\\x1b``), so no view of the report
+    obeys it."""
     return Report.model_validate(_redact_values(report.model_dump(mode="json")))
 
 
 def _redact_values(value: object) -> object:
     if isinstance(value, str):
-        return redact(value)
+        return visible_text(redact(value))
     if isinstance(value, dict):
-        return {key: _redact_values(item) for key, item in value.items()}
+        # Keys too: an implementation's evidence may be keyed by what it echoed (its endpoint, a token).
+        return {_redact_values(key): _redact_values(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_redact_values(item) for item in value]
     return value

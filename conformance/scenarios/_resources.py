@@ -22,6 +22,7 @@ from ..adapters._loading import CMD_PREFIX, load_adapter
 from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
 from ..boundary._protocol import ImplementationInfo
 from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..boundary._visible import visible_text
 from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 
@@ -181,11 +182,13 @@ class RunResources:
         cause, detail, advice = problem
         self._outcomes.not_judged(redact(f"{cause}: {detail}"))
         raise pytest.UsageError(
-            redact(
-                f"rag-conformance could not judge the implementation: {cause}.\n"
-                f"  {detail}\n"
-                f"  What to do: {advice}\n"
-                "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+            visible_text(  # the detail quotes the program's words: its control characters are shown
+                redact(
+                    f"rag-conformance could not judge the implementation: {cause}.\n"
+                    f"  {detail}\n"
+                    f"  What to do: {advice}\n"
+                    "  (verdict NOT JUDGED: rag-conformance run exits 2; no scenario ran)"
+                )
             )
         )
 

@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
+from ..boundary._visible import visible_text
 from ..reporting import RequirementRow, ScenarioResult
 from ..spec._pinned import Requirement
 from ._gherkin import ScenarioDoc, StepDoc
@@ -34,7 +35,7 @@ _PLACEHOLDER = re.compile(r"&lt;([^&<>]+?)&gt;")  # an escaped Scenario Outline 
 
 def esc(text: object) -> str:
     """``text`` as HTML text or attribute value: nothing in it can open a tag or end an attribute."""
-    return html.escape(str(text), quote=True)
+    return html.escape(visible_text(str(text)), quote=True)  # an implementation's ESC is shown, not sent
 
 
 def inline(text: str) -> str:

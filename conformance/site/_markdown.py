@@ -11,6 +11,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
+from ..boundary._visible import visible_text
 from ..spec._pinned import Spec
 from ._gherkin import background_gherkin, to_gherkin
 from ._pages import (
@@ -39,7 +40,7 @@ _SHOW_MESSAGE = ("failed", "errored", "not_judged", "xfailed", "not_applicable",
 
 def _cell(text: object) -> str:
     """Text safe in a Markdown table cell: no markup, no column break, no line break."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+    return html.escape(visible_text(str(text)), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:

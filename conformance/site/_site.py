@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._errors import ConformanceError
 from ..spec._paths import features_dir, spec_path
 from ..spec._pinned import read_spec
@@ -51,12 +52,14 @@ def build_site(
     parsed = read_spec(Path(spec) if spec else spec_path())
     pages = pages_for(read_features(Path(features) if features else features_dir()), parsed)
     root = Path(out)
-    (root / "badges").mkdir(parents=True, exist_ok=True)
+    try:
+        (root / "badges").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWrittenError(root / "badges", exc.errno, exc.strerror or str(exc)) from exc
 
     def write(name: str, text: str) -> Path:
-        path = root / name
-        path.write_text(text, encoding="utf-8")
-        return path
+        # Each page whole or not at all: a full disk leaves the earlier page, never a truncated one.
+        return write_atomically(root / name, text)
 
     written = []
     for page in pages:

@@ -1,0 +1,43 @@
+"""A cancelled sequential selftest (issue 45, case 4): SIGTERM stops it with its own signal in the
+message and exit code 143, and the miniature it cut off is never reported as passing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .test_cli_exit_codes import CLI, ROOT
+
+# Not a speed target: "stopped, bounded" against "ran to the end or hung".
+STOPPED_SECONDS = 60.0
+
+
+def test_sigterm_stops_a_sequential_selftest_as_sigterm(tmp_path: Path) -> None:
+    command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    proc = subprocess.Popen(
+        [*command, "selftest", "--jobs", "1", "--seed", "1"],  # the whole matrix: minutes, in turn
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("selftest: ")
+    time.sleep(8)  # a few miniatures in, one of them running
+    proc.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=STOPPED_SECONDS * 2)
+    waited = time.monotonic() - sent
+    assert proc.returncode == 143, out + err
+    assert "interrupted by SIGTERM" in err
+    assert "SIGINT" not in err
+    assert "mutation score" not in out  # no matrix claimed: the cut-off miniature is not counted
+    assert "Traceback" not in out + err
+    assert waited < STOPPED_SECONDS, f"{waited:.1f} s"
