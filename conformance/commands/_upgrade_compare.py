@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluation import PairedTest, adjust, paired_test, percentile
+
 from ._diff import ReportDiff
 from ._upgrade_data import LabelledSet
 from ._upgrade_eval import MODES, EngineEvaluation, Outcome
 from ._upgrade_settings import UpgradeSettings
-from ._upgrade_stats import PairedTest, adjust, paired_test, percentile
 
 __all__ = ["METRICS", "SuiteChanges", "UpgradeResult", "compare"]
 

@@ -1,7 +1,7 @@
 """The labelled set of ``rag-conformance upgrade``, read by the judge itself, and its embedder.
 
 The set is read in the BEIR layout (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``), the
-field's common format; the bundled set ships in it too (``reference/data/eval/beir``, found on disk
+field's common format; the bundled set ships in it too (``evaluation/data/beir``, found on disk
 without importing the reference, which the judge must not do outside its adapter). A BEIR ``_id`` of the
 form ``docId#chunkIndex`` keeps the chunk's identity; any other ``_id`` is one document of one chunk.
 
@@ -79,7 +79,7 @@ def bundled_set_dir() -> Path:
         if (candidate / "corpus.jsonl").is_file():
             return candidate
     raise UpgradeInputError(
-        "the bundled labelled set (reference/data/eval/beir) is not installed here; pass --beir DIR"
+        "the bundled labelled set (evaluation/data/beir) is not installed here; pass --beir DIR"
     )
 
 

@@ -12,8 +12,8 @@ from conformance.commands._upgrade_compare import SuiteChanges, UpgradeResult, c
 from conformance.commands._upgrade_data import UpgradeInputError, bundled_set_dir, load_beir
 from conformance.commands._upgrade_eval import EngineEvaluation, Outcome, _Side
 from conformance.commands._upgrade_settings import load_upgrade_settings
-from conformance.commands._upgrade_stats import adjust, paired_test
 from conformance.engines import EngineUnavailableError
+from evaluation import adjust, paired_test
 
 # -- the paired tests -----------------------------------------------------------------------------------
 
