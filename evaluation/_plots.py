@@ -86,20 +86,20 @@ def plot_intervals(
 
 def plot_score_histograms(
     path: Path,
-    panels: Mapping[str, Mapping[str, Sequence[float]]],
+    panels: Mapping[str, Sequence[tuple[str, Sequence[float]]]],
     *,
     threshold: float,
     xlabel: str,
 ) -> Path:
-    """Per panel (title -> sample name -> scores in [0, 1]) the samples side by side, a dashed threshold."""
+    """Per panel (title -> (name, scores in [0, 1]) pairs; names may repeat) the samples side by side."""
     fig = figure(5.0 * len(panels), 3.2, dpi=100)
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (title, samples) in zip(axes, panels.items(), strict=True):
         ax.hist(
-            [list(v) for v in samples.values()],
+            [list(values) for _, values in samples],
             bins=20,
             range=(0, 1),
-            label=list(samples),
+            label=[name for name, _ in samples],
             color=[_GREY, _BLUE][: len(samples)],
         )
         ax.axvline(threshold, color=_RED, linewidth=1, linestyle="--")
