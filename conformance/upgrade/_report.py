@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import evaluation
+from evaluation import PairedTest
 
 from ..boundary._redact import redact
 from ..site._html_parts import esc
@@ -38,6 +39,23 @@ class _Section:
 
 def _f(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _test_row(mode: str, name: str, x: PairedTest, regressed: bool, *, d_z: bool) -> tuple[str, ...]:
+    """One paired test as a table row: means, difference, interval, (d_z,) p, q and the finding."""
+    effect = (_f(x.d_z, 2),) if d_z else ()
+    return (
+        mode,
+        name,
+        _f(x.old_mean),
+        _f(x.new_mean),
+        f"{x.delta:+.3f}",
+        f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
+        *effect,
+        _f(x.p_value, 4),
+        _f(x.q_value, 4),
+        "REGRESSION" if regressed else "",
+    )
 
 
 def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
@@ -92,22 +110,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         "p from a paired randomization test, q adjusted for all tests of this page."
     )
     quality.header = ("mode", "metric", old, new, "difference", "95% CI", "d_z", "p", "q", "")
-    for m in r.metrics:
-        x = m.test
-        quality.rows.append(
-            (
-                m.mode,
-                m.metric,
-                _f(x.old_mean),
-                _f(x.new_mean),
-                f"{x.delta:+.3f}",
-                f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
-                _f(x.d_z, 2),
-                _f(x.p_value, 4),
-                _f(x.q_value, 4),
-                "REGRESSION" if m.regressed else "",
-            )
-        )
+    quality.rows += [_test_row(m.mode, m.metric, m.test, m.regressed, d_z=True) for m in r.metrics]
     quality.images += [
         (images[k], a)
         for k, a in (
@@ -127,21 +130,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
 
     gates = _Section("The gates, per mode (paired over all queries)")
     gates.header = ("mode", "gate", old, new, "difference", "95% CI", "p", "q", "")
-    for g in r.gates:
-        x = g.test
-        gates.rows.append(
-            (
-                g.mode,
-                g.gate,
-                _f(x.old_mean),
-                _f(x.new_mean),
-                f"{x.delta:+.3f}",
-                f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
-                _f(x.p_value, 4),
-                _f(x.q_value, 4),
-                "REGRESSION" if g.regressed else "",
-            )
-        )
+    gates.rows += [_test_row(g.mode, g.gate, g.test, g.regressed, d_z=False) for g in r.gates]
     for g in r.gates:
         if g.old_counts or g.new_counts:
             levels = ", ".join(

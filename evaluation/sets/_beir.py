@@ -179,14 +179,7 @@ def load_beir_set(
         relevant = {key: grade for key, grade in judged.get(qid, {}).items() if grade >= 1}
         queries.append(
             check_query(
-                qid,
-                _text(data, "text", fail),
-                relevant,
-                kind=meta.get("kind"),
-                category=meta.get("category"),
-                note=meta.get("note"),
-                categories=categories,
-                fail=fail,
+                qid, _text(data, "text", fail), relevant, fields=meta, categories=categories, fail=fail
             )
         )
     missing = sorted(set(judged) - set(seen))

@@ -26,7 +26,15 @@ from typing import Any
 
 from .._errors import LabelledSetError
 from ._bundled import bundled_jsonl_paths
-from ._validate import Fail, check_chunk, check_grades, check_query, check_unique, validate_set
+from ._validate import (
+    Fail,
+    check_chunk,
+    check_grades,
+    check_known_fields,
+    check_query,
+    check_unique,
+    validate_set,
+)
 from ._values import LabelledChunk, LabelledQuery, LabelledSet
 
 __all__ = ["load_jsonl_set", "read_corpus", "read_queries"]
@@ -88,9 +96,7 @@ def read_corpus(path: str | os.PathLike[str]) -> list[LabelledChunk]:
     chunks: list[LabelledChunk] = []
     seen: dict[str, int] = {}
     for number, data, fail in _objects(Path(path), "docId, chunkIndex and text"):
-        unknown = sorted(set(data) - set(_CHUNK_FIELDS))
-        if unknown:
-            raise fail(f"unknown field {unknown[0]!r}; the fields are {', '.join(_CHUNK_FIELDS)}")
+        check_known_fields(data, _CHUNK_FIELDS, fail)
         missing = [f for f in ("docId", "chunkIndex", "text") if f not in data]
         if missing:
             raise fail(f"missing field {missing[0]!r}; every line needs docId, chunkIndex and text")
@@ -124,9 +130,7 @@ def read_queries(
     queries: list[LabelledQuery] = []
     seen: dict[str, int] = {}
     for number, data, fail in _objects(Path(path), "at least query and relevant"):
-        unknown = sorted(set(data) - set(_QUERY_FIELDS))
-        if unknown:
-            raise fail(f"unknown field {unknown[0]!r}; the fields are {', '.join(_QUERY_FIELDS)}")
+        check_known_fields(data, _QUERY_FIELDS, fail)
         text = data.get("query")
         if not isinstance(text, str) or not text.strip():
             raise fail("'query' must be a non-empty string")
@@ -134,16 +138,7 @@ def read_queries(
         qid = data.get("id", f"line-{number}")
         if not isinstance(qid, str) or not qid.strip():
             raise fail("'id' must be a non-empty string")
-        query = check_query(
-            qid,
-            text,
-            relevant,
-            kind=data.get("kind"),
-            category=data.get("category"),
-            note=data.get("note"),
-            categories=known_categories,
-            fail=fail,
-        )
+        query = check_query(qid, text, relevant, fields=data, categories=known_categories, fail=fail)
         check_unique(seen, query.id, "query id", number, fail)
         queries.append(query)
     if not queries:

@@ -18,6 +18,7 @@ __all__ = [
     "Fail",
     "check_chunk",
     "check_grades",
+    "check_known_fields",
     "check_query",
     "check_trec_ids",
     "check_trec_token",
@@ -86,21 +87,28 @@ def check_grades(value: Any, keys: set[str], fail: Fail) -> dict[str, int]:
     return out
 
 
+def check_known_fields(data: Mapping[str, Any], fields: tuple[str, ...], fail: Fail) -> None:
+    """Refuse a field the format does not have (a typo would otherwise be dropped silently)."""
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise fail(f"unknown field {unknown[0]!r}; the fields are {', '.join(fields)}")
+
+
 def check_query(
     qid: str,
     text: Any,
     relevant: dict[str, int],
     *,
-    kind: Any,
-    category: Any,
-    note: Any,
+    fields: Mapping[str, Any],
     categories: set[str],
     fail: Fail,
 ) -> LabelledQuery:
     """A query whose id, text, kind, labels, category and note agree.
 
-    ``kind`` None means ``standard`` when something is labelled relevant, else ``unanswerable``.
+    ``fields`` holds the optional ``kind``, ``category`` and ``note`` (a JSON Lines row, a BEIR query's
+    metadata). ``kind`` absent means ``standard`` when something is labelled relevant, else ``unanswerable``.
     """
+    kind, category, note = fields.get("kind"), fields.get("category"), fields.get("note")
     check_trec_token(qid, "query id", fail)
     if not isinstance(text, str) or not text.strip():
         raise fail("the query text is empty; every query needs its text")
