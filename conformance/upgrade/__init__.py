@@ -17,7 +17,7 @@ files, the paired statistics, the plots, the progress bar, the embedder) are the
 The command line (``conformance/commands/_upgrade.py``) runs the suite and prints the verdict.
 """
 
-from ._check import RUNS_DIR, run_upgrade, write_runs
+from ._check import RUNS_DIR, export_runs, run_upgrade
 from ._gate import METRICS, UpgradeResult, compare
 from ._labelled import UpgradeInputError, load_labelled_set
 from ._settings import UpgradeSettings, load_upgrade_settings
@@ -37,9 +37,9 @@ __all__ = [
     "compare",
     "engine_label",
     "evaluate_engines",
+    "export_runs",
     "load_labelled_set",
     "load_upgrade_settings",
     "open_engine",
     "run_upgrade",
-    "write_runs",
 ]

@@ -25,13 +25,13 @@ from ._settings import load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, engine_label, evaluate_engines
 from ._suite import SuiteChanges
 
-__all__ = ["RUNS_DIR", "run_upgrade", "write_runs"]
+__all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
 
 RUNS_DIR = "runs"
 SuiteRun = Callable[[Path, IO[str]], SuiteChanges]
 
 
-def write_runs(
+def export_runs(
     labelled: evaluation.LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path
 ) -> list[Path]:
     """``runs/``: the qrels and a TREC run per side and mode, ids checked (:func:`evaluation.write_trec`)."""
@@ -99,6 +99,6 @@ def run_upgrade(
         new_label=engine_label(new),
         seed=seed,
     )
-    written = write_runs(labelled, {"old": first, "new": second}, root)
+    written = export_runs(labelled, {"old": first, "new": second}, root)
     written = write_reports(result, root, plots=plots) + written
     return result, written

@@ -9,10 +9,12 @@ own limits (sizes, NUL characters) are checked before any engine starts.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec
 
 from pydantic import ValidationError
 
@@ -39,6 +41,7 @@ __all__ = [
     "write_beir",
 ]
 
+P = ParamSpec("P")
 EvalSet = LabelledSet
 EvalQuery = LabelledQuery
 CHUNKINGS = _shared.CHUNKINGS
@@ -76,24 +79,25 @@ def bundled_beir_path() -> Path:
     return _shared.bundled_beir_path()
 
 
-def load_eval_set(
-    corpus: str | os.PathLike[str] | None = None, queries: str | os.PathLike[str] | None = None
-) -> EvalSet:
-    """Read and cross-check a corpus and its queries; either left out means the bundled one."""
-    with reference_errors():
-        labelled = _shared.load_jsonl_set(corpus, queries)
-    store_chunks(labelled)
-    return labelled
+def _under_reference_errors(read: Callable[P, LabelledSet]) -> Callable[P, LabelledSet]:
+    """``read`` (one of the evaluation package's readers) raising the reference's errors, its chunks
+    checked against the store's limits, so that a set the store would refuse fails before any engine."""
+
+    @functools.wraps(read)
+    def reader(*args: P.args, **kwargs: P.kwargs) -> LabelledSet:
+        with reference_errors():
+            labelled = read(*args, **kwargs)
+        store_chunks(labelled)
+        return labelled
+
+    return reader
 
 
-def load_beir_set(
-    directory: str | os.PathLike[str], *, split: str = "test", chunks: _shared.Chunking = "auto"
-) -> EvalSet:
-    """Read a BEIR-layout folder as a labelled set (:mod:`evaluation.sets._beir` has the rules)."""
-    with reference_errors():
-        labelled = _shared.load_beir_set(directory, split=split, chunks=chunks)
-    store_chunks(labelled)
-    return labelled
+#: Read and cross-check a corpus and its queries in the JSON Lines format; either left out means the
+#: bundled one (:func:`evaluation.load_jsonl_set`).
+load_eval_set = _under_reference_errors(_shared.load_jsonl_set)
+#: Read a BEIR-layout folder as a labelled set (:func:`evaluation.load_beir_set` has the rules).
+load_beir_set = _under_reference_errors(_shared.load_beir_set)
 
 
 def write_beir(eval_set: EvalSet, directory: str | os.PathLike[str], *, split: str = "test") -> Path:
