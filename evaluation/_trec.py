@@ -95,10 +95,12 @@ def write_trec(
     runs: Mapping[str, tuple[str, Mapping[str, Sequence[str]]]],
     *,
     docid: Docid = _same,
+    write: Callable[[Path, str], object] | None = None,
 ) -> list[Path]:
     """``qrels.txt`` and one run file per entry of ``runs`` (file name -> (tag, rankings)) in ``out_dir``.
 
     Every id is checked before anything is written, so a bad id leaves no half-written folder.
+    ``write(path, text)`` writes one file (a caller's atomic writer, say); UTF-8 ``write_text`` by default.
     """
     texts = {QRELS_FILE: "".join(qrels_lines(qrels, docid=docid))}
     texts |= {
@@ -107,7 +109,10 @@ def write_trec(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
-        (out / name).write_text(text, encoding="utf-8")
+        if write is None:
+            (out / name).write_text(text, encoding="utf-8")
+        else:
+            write(out / name, text)
     return [out / name for name in texts]
 
 

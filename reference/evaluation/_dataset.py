@@ -79,7 +79,7 @@ def bundled_beir_path() -> Path:
     return _shared.bundled_beir_path()
 
 
-def _under_reference_errors(read: Callable[P, LabelledSet]) -> Callable[P, LabelledSet]:
+def _under_reference_errors(read: Callable[P, LabelledSet], name: str) -> Callable[P, LabelledSet]:
     """``read`` (one of the evaluation package's readers) raising the reference's errors, its chunks
     checked against the store's limits, so that a set the store would refuse fails before any engine."""
 
@@ -90,14 +90,16 @@ def _under_reference_errors(read: Callable[P, LabelledSet]) -> Callable[P, Label
         store_chunks(labelled)
         return labelled
 
+    # The reference's function (its name, its module), with the evaluation package's signature and words.
+    reader.__module__, reader.__name__, reader.__qualname__ = __name__, name, name
     return reader
 
 
 #: Read and cross-check a corpus and its queries in the JSON Lines format; either left out means the
 #: bundled one (:func:`evaluation.load_jsonl_set`).
-load_eval_set = _under_reference_errors(_shared.load_jsonl_set)
+load_eval_set = _under_reference_errors(_shared.load_jsonl_set, "load_eval_set")
 #: Read a BEIR-layout folder as a labelled set (:func:`evaluation.load_beir_set` has the rules).
-load_beir_set = _under_reference_errors(_shared.load_beir_set)
+load_beir_set = _under_reference_errors(_shared.load_beir_set, "load_beir_set")
 
 
 def write_beir(eval_set: EvalSet, directory: str | os.PathLike[str], *, split: str = "test") -> Path:

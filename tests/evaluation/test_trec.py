@@ -66,3 +66,16 @@ def test_the_reader_names_a_line_with_the_wrong_number_of_fields(tmp_path: Path)
     path.write_text("q Q0 d 1 2 tag\nq Q0 d e 2 3 tag\n")
     with pytest.raises(Exception, match=r"x.run:2: 7 fields; a run"):
         read_run(path)
+
+
+def test_a_callers_writer_writes_every_file(tmp_path: Path) -> None:
+    written: dict[str, str] = {}
+    paths = write_trec(
+        tmp_path,
+        {"q": {"d": 1}},
+        {"x.run": ("t", {"q": ["d"]})},
+        write=lambda p, t: written.update({p.name: t}),
+    )
+    assert [p.name for p in paths] == ["qrels.txt", "x.run"]
+    assert written == {"qrels.txt": "q 0 d 1\n", "x.run": "q Q0 d 1 1 t\n"}
+    assert not (tmp_path / "x.run").exists()  # the caller's writer did the writing
