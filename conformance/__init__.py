@@ -11,8 +11,8 @@ What an adapter author needs, from the layers below (``docs/architecture.md`` ma
   writes: :mod:`conformance.commands`, :mod:`conformance.reporting`.
 
 The layers, bottom to top: ``boundary``, ``spec``, ``engines`` and ``stdio``, ``adapters``, ``corpus``,
-``judging``, ``reporting``, ``site``, ``scenarios``, the plugin, ``commands``; ``_version`` is the kit's
-version.
+``judging``, ``reporting``, ``site``, ``scenarios``, the plugin, ``upgrade`` (the upgrade check, on
+the evaluation package), ``commands``; ``_version`` is the kit's version.
 
 The other public modules: :mod:`conformance.stdio` (any language over JSON lines),
 :mod:`conformance.engines`, :mod:`conformance.reporting`, :mod:`conformance.plugin` (the pytest plugin)

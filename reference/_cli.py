@@ -28,12 +28,13 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from evaluation import EvaluationError, progress_bar
+
 from ._embed import EMBEDDER_NAMES, Embedder, describe_embedder, make_embedder
 from ._errors import InvalidSettingError, RetrievalQualityError
 from ._lookup import LookupResult, lookup_knowledge
 from ._settings import Settings
 from .evaluation._cli import add_commands
-from .evaluation._progress import progress_bar
 from .store._ingest import read_jsonl, sample_path
 from .store._store import MilvusKnowledgeStore, redact_uri
 
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         return code
-    except RetrievalQualityError as exc:
+    except (RetrievalQualityError, EvaluationError) as exc:
         print(f"rag-reference: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

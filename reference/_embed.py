@@ -2,7 +2,8 @@
 
 The reference never downloads a model. :class:`WordLlamaEmbedder` is a real (small, static) embedding
 model whose weights and tokenizer ship inside the ``wordllama`` wheel (the optional ``embed`` extra);
-it is loaded from those files only. :class:`HashingEmbedder` is the "hashing trick": every
+it is loaded from those files only, by the evaluation package (the kit's upgrade check embeds with it
+too). :class:`HashingEmbedder` is the "hashing trick": every
 lower-cased word token, except a short list of English stop words, is hashed to one of ``dim``
 buckets with a pseudo-random sign, counts are summed and the vector is scaled to unit length. Texts
 that share words are close in L2, texts that share none are orthogonal (squared distance 2 for unit
@@ -14,14 +15,14 @@ sample data, the CLI and tests; a production deployment plugs a real model in th
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+import evaluation as _shared
 
 from ._errors import RetrievalQualityError
 
@@ -45,7 +46,7 @@ class EmbedderError(RetrievalQualityError):
     """An embedder that cannot be built as asked (unknown name, a dimension the model does not have)."""
 
 
-class EmbedderUnavailableError(EmbedderError):
+class EmbedderUnavailableError(EmbedderError, _shared.EmbedderUnavailableError):
     """The model is not installed or its files are missing. The reference never downloads one instead."""
 
 
@@ -117,75 +118,24 @@ class HashingEmbedder:
         return tuple(float(x) for x in vector.astype(np.float32))
 
 
-class WordLlamaEmbedder:
+class WordLlamaEmbedder(_shared.WordLlamaEmbedder):
     """wordllama's ``l2_supercat`` model (256 dimensions), from the files inside the installed wheel.
 
-    A static model: a text's vector is the average of its sub-word token embeddings, scaled here to
-    unit length, so squared L2 is ``2 - 2 cos`` and the reference's default ``rag.max-l2-distance`` of 2
-    reads as ``max(0, cos)``. It knows synonyms and word forms far better than :class:`HashingEmbedder`,
-    but it is still a bag of sub-words: a rare identifier's pieces (``DiskPressureHigh``) pull the
-    text that contains them, while one that differs from its neighbours only in digits does not.
-
-    Why not ``WordLlama.load()``: wordllama 0.4.0.post1 looks for its tokenizer under ``tokenizer/`` while
-    the wheel ships it under ``tokenizers/``, and then tries to download it. Passing the package's own
-    folder as ``cache_dir`` with ``disable_download=True`` finds both files, and a missing file becomes an
-    error instead of a network call. ``model_dir`` points at another folder with the same layout
-    (``weights/l2_supercat_256.safetensors``, ``tokenizers/l2_supercat_tokenizer_config.json``).
+    The evaluation package's model (:class:`evaluation.WordLlamaEmbedder`, so the kit's upgrade check
+    embeds a labelled set exactly as the reference does), raising the reference's
+    :class:`EmbedderUnavailableError` when it cannot be loaded.
     """
-
-    name = "wordllama"
-    config = "l2_supercat"
 
     def __init__(self, *, model_dir: str | os.PathLike[str] | None = None) -> None:
         try:
-            import wordllama
-            from wordllama import WordLlama
-        except ImportError:
-            raise EmbedderUnavailableError(
-                "the wordllama package is not installed; install the embed extra "
-                "(pip install 'rag-quality-conformance[embed]') or use the hashing embedder"
-            ) from None
-        folder = Path(model_dir) if model_dir is not None else Path(wordllama.__file__).parent
-        self.dim = 256
-        self.version = getattr(wordllama, "__version__", "unknown")
-        self.model_dir = folder
-        files = (
-            folder / "weights" / f"{self.config}_{self.dim}.safetensors",
-            folder / "tokenizers" / f"{self.config}_tokenizer_config.json",
-        )
-        missing = [str(f) for f in files if not f.is_file()]
-        if missing:
-            raise EmbedderUnavailableError(
-                f"wordllama model files are missing: {', '.join(missing)}; reinstall wordllama "
-                "(0.4.0.post1 ships them in the wheel). Nothing is downloaded."
-            )
-        try:
-            self._model = WordLlama.load(
-                config=self.config, cache_dir=folder, dim=self.dim, disable_download=True
-            )
-        except (OSError, ValueError, RuntimeError) as exc:  # FileNotFoundError, a corrupt file
-            raise EmbedderUnavailableError(f"cannot load the wordllama model from {folder}: {exc}") from None
-
-    def __repr__(self) -> str:
-        return f"WordLlamaEmbedder({self.config}, dim={self.dim}, wordllama {self.version})"
-
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        """Unit-length float32 vectors; a text the tokenizer leaves empty embeds to the zero vector."""
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of texts; wrap a single text in a list")
-        batch = list(texts)
-        if not batch:
-            return []
-        vectors = np.asarray(self._model.embed(batch, norm=False), dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        # wordllama's own norm=True divides by zero for an empty text (NaN); keep it the zero vector.
-        vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-        return [tuple(row) for row in vectors.astype(np.float32).tolist()]
+            super().__init__(model_dir=model_dir)
+        except _shared.EmbedderUnavailableError as exc:
+            raise EmbedderUnavailableError(str(exc)) from None
 
 
 def wordllama_installed() -> bool:
     """Whether the ``wordllama`` package can be imported (its files are checked only when loading)."""
-    return importlib.util.find_spec("wordllama") is not None
+    return _shared.wordllama_installed()
 
 
 def make_embedder(name: str = "auto", *, dim: int | None = None) -> Embedder:
@@ -211,11 +161,8 @@ def make_embedder(name: str = "auto", *, dim: int | None = None) -> Embedder:
 
 def describe_embedder(embedder: Embedder) -> str:
     """One line for people: which model, which dimension, and that it runs offline."""
-    if isinstance(embedder, WordLlamaEmbedder):
-        return (
-            f"wordllama {embedder.config} ({embedder.dim}-d, wordllama {embedder.version}, "
-            "offline from the installed wheel)"
-        )
+    if isinstance(embedder, _shared.WordLlamaEmbedder):
+        return embedder.describe()
     if isinstance(embedder, HashingEmbedder):
         return f"hashing ({embedder.dim}-d, seed {embedder.seed}; shared words only, not a semantic model)"
     return f"{type(embedder).__name__} ({embedder.dim}-d)"

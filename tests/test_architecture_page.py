@@ -11,7 +11,7 @@ PAGE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 
 def test_every_path_the_page_names_exists() -> None:
-    named = set(re.findall(r"`((?:conformance|reference|tests|features|docs)/[^`\s]*)`", PAGE))
+    named = set(re.findall(r"`((?:conformance|reference|evaluation|tests|features|docs)/[^`\s]*)`", PAGE))
     assert named
     missing = sorted(p for p in named if not (ROOT / p).exists())
     assert not missing, f"docs/architecture.md names what the repository does not have: {missing}"
@@ -33,7 +33,8 @@ def test_every_package_docstring_is_a_map_of_its_modules() -> None:
     import ast
 
     unnamed = {}
-    for init in [*ROOT.glob("conformance/**/__init__.py"), *ROOT.glob("reference/**/__init__.py")]:
+    inits = ("conformance", "reference", "evaluation")
+    for init in [init for top in inits for init in ROOT.glob(f"{top}/**/__init__.py")]:
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         package = init.parent
         modules = [m.stem for m in package.glob("*.py") if m.name != "__init__.py"]

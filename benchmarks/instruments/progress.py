@@ -1,6 +1,6 @@
 """Status lines and progress bars on stderr, so stdout stays free for the final summary.
 
-The bars are the reference's (tqdm's, :func:`reference.evaluation._progress.progress_bar`): drawn on a
+The bars are the evaluation package's one progress bar (tqdm's, :func:`evaluation.progress_bar`): drawn on a
 terminal, off in a pipe or a ``nohup`` log, where the status lines still say which step is running.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from reference.evaluation._progress import progress_bar
+from evaluation import progress_bar
 
 __all__ = ["progress_bar", "say"]
 

@@ -3,11 +3,13 @@
 On each engine, for one implementation (the reference, ``--adapter`` or ``--adapter-cmd``):
 
 1. the conformance suite with the engine checks (``rag-conformance engines``' run, one child process
-   per engine), compared by scenario id (``rag-conformance diff``'s comparison);
+   per engine), compared by scenario id (``rag-conformance diff``'s comparison): run here, on the
+   commands' floor;
 2. the labelled set through the implementation's ``lookup`` in both modes, with the same vectors and
-   settings on both engines, both engines up at once where they can be (:mod:`._upgrade_eval`); that is
-   also the latency sample;
-3. the comparison with paired tests over queries (:mod:`._upgrade_compare`, :mod:`._upgrade_stats`).
+   settings on both engines, both engines up at once where they can be; that is also the latency sample;
+3. the comparison with paired tests over queries, the verdict and the reports.
+
+Steps 2 and 3 are the check's own folder, :mod:`conformance.upgrade`, on the evaluation package.
 
 Exit 0: nothing regresses beyond the tolerances; 1: something does (the report says what); 2: the
 check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input).
@@ -17,20 +19,16 @@ each engine and mode, and the qrels, for anyone's own tools.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import IO, Any
 
+from .. import upgrade
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..boundary._redact import redact
+from ..upgrade import SuiteChanges, UpgradeResult
 from ._diff import diff_reports, load_report_data
 from ._engines import label, run_matrix
-from ._upgrade_compare import SuiteChanges, UpgradeResult, compare
-from ._upgrade_data import LabelledSet, UpgradeInputError, bundled_set_dir, load_beir
-from ._upgrade_eval import MODES, EngineEvaluation, evaluate_engines
-from ._upgrade_report import write_reports
-from ._upgrade_settings import load_upgrade_settings
 
 __all__ = ["run_upgrade", "upgrade_main"]
 
@@ -58,113 +56,24 @@ def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stre
     return SuiteChanges.from_diff(diff, {s["id"]: s.get("message") for s in old_data["scenarios"]})
 
 
-def _write_runs(labelled: LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path) -> list[Path]:
-    runs = out / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    written = []
-    qrels = runs / "qrels.txt"
-    qrels.write_text(
-        "".join(
-            f"{q.id} 0 {key} {grade}\n" for q in labelled.queries for key, grade in sorted(q.relevant.items())
-        )
-    )
-    written.append(qrels)
-    for side, evaluation in evaluations.items():
-        for mode, outcomes in evaluation.outcomes.items():
-            path = runs / f"{side}-{mode}.run"
-            lines = [
-                f"{o.query_id} Q0 {key} {rank} {len(o.ranking) - rank + 1} {side}-{mode}\n"
-                for o in outcomes
-                for rank, key in enumerate(o.ranking, 1)
-            ]
-            path.write_text("".join(lines))
-            written.append(path)
-    return written
-
-
-class _Progress:
-    """The project's one progress bar (tqdm, on stderr, only on a terminal): queries per mode."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        from tqdm import tqdm
-
-        self._bar = tqdm(
-            total=total,
-            desc="upgrade: lookups",
-            unit="lookup",
-            file=sys.stderr,
-            disable=None if enabled else True,
-            dynamic_ncols=True,
-        )
-
-    def __call__(self, mode: str, count: int) -> None:
-        self._bar.set_postfix_str(mode, refresh=False)
-        self._bar.update(count)
-
-    def close(self) -> None:
-        self._bar.close()
-
-
 def run_upgrade(
     old: str,
     new: str,
     *,
     adapter: str = "reference",
-    beir: str | None = None,
-    split: str = "test",
-    limit: int | None = None,
-    settings: str | None = None,
-    out: str | Path = "rqs-upgrade",
     suite: bool = True,
     select: str | None = None,
-    seed: int = 0,
-    progress: bool = True,
-    plots: bool = True,
     output: IO[str] | None = None,
+    **options: Any,
 ) -> tuple[UpgradeResult, list[Path]]:
-    """Run the whole check; return the result and the files written. Bad input raises before any engine."""
-    stream = output or sys.stderr
-    root = Path(out)
-    for address in (old, new):
-        register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
-    register_secret(os.environ.get("MILVUS_TOKEN"))
-    if limit is not None and limit < 1:
-        raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
-    config = load_upgrade_settings(settings)
-    directory = Path(beir) if beir else bundled_set_dir()
-    labelled = load_beir(directory, split=split, name=beir or "bundled set").limited(limit)
-    old_label, new_label = label(old), label(new)
-    if suite:
-        changes = _suite(old, new, adapter, root, select, stream)
-    else:
-        changes = SuiteChanges(compared=False, why_not="skipped (--no-suite)")
-    bar = _Progress(len(labelled.queries) * len(MODES) * 2, progress)
-    try:
-        first, second, interleaved = evaluate_engines(
-            adapter, old, new, labelled, config.rag, seed=seed, progress=bar, output=stream
-        )
-    except ConformanceError as exc:
-        # Either engine may be the one that failed; the message names it. Nothing was evaluated.
-        first, second, interleaved = EngineEvaluation(old, failed=str(exc)), EngineEvaluation(new), False
-        first.not_run = dict.fromkeys(MODES, "the evaluation could not run")
-        second.not_run = dict(first.not_run)
-    finally:
-        bar.close()
-    result = compare(
-        labelled,
-        first,
-        second,
-        changes,
-        config,
-        adapter=adapter,
-        interleaved=interleaved,
-        old_label=old_label,
-        new_label=new_label,
-        seed=seed,
+    """:func:`conformance.upgrade.run_upgrade` with the suite run here, unless ``suite`` is false."""
+
+    def run_suite(out: Path, stream: IO[str]) -> SuiteChanges:
+        return _suite(old, new, adapter, out, select, stream)
+
+    return upgrade.run_upgrade(
+        old, new, adapter=adapter, suite=run_suite if suite else None, output=output, **options
     )
-    written = _write_runs(labelled, {"old": first, "new": second}, root)
-    written = write_reports(result, root, plots=plots) + written
-    return result, written
 
 
 def upgrade_main(args: Any) -> int:

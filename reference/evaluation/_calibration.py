@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from statistics import median, quantiles
 from typing import Any, Literal
 
+from evaluation import BinaryScores, binary_scores, threshold_grid
+
 from .._models import _Model
 from .._postprocess import post_process
 from .._settings import Settings
 from ._dataset import EvaluationError
-from ._metrics import BinaryScores, binary_scores, threshold_grid
 from ._run import EvalRun, ModeOutcome, SearchMode
 
 __all__ = [

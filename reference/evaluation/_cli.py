@@ -19,17 +19,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from evaluation import ProgressStep, plotting_available
+
 from .._embed import describe_embedder, make_embedder
 from .._settings import Settings
 from ..store._store import MilvusKnowledgeStore, redact_uri
-from ._beir import CHUNKINGS, load_beir_set
 from ._calibration import DEFAULT_MAX_L2, Calibration, calibrate
-from ._dataset import EvalSet, EvaluationError, load_eval_set
-from ._progress import ProgressStep
+from ._dataset import CHUNKINGS, EvalSet, EvaluationError, load_beir_set, load_eval_set
 from ._report import calibration_markdown, evaluation_markdown, toml_float
 from ._run import DEFAULT_CHECK_DEPTH, DEFAULT_KS, EvalRun, load_run, run_evaluation
 from ._summary import summarize
-from ._trec import check_trec_ids, write_trec
+from ._trec import export_trec
 
 __all__ = ["add_commands"]
 
@@ -169,8 +169,7 @@ def _lite_version() -> str:
 
 
 def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
-    eval_set = _load_set(args)  # bad input fails before any engine starts
-    check_trec_ids(eval_set)
+    eval_set = _load_set(args)  # bad input (an id a TREC file cannot carry too) fails before any engine
     if args.limit is not None:
         eval_set = eval_set.slice(args.limit)
     settings: Settings = settings_loader(args.settings)
@@ -224,7 +223,7 @@ def _write_evaluation(run: EvalRun, out: Path) -> list[Path]:
     # Compact: the Markdown is for people; a run of the bundled set is 0.8 MB indented.
     _write(out / "evaluation.json", json.dumps(data, separators=(",", ":")) + "\n")
     _write(out / "evaluation.md", evaluation_markdown(run, summary))
-    trec = write_trec(run, out)
+    trec = export_trec(run, out)
     gates = {g.mode: g for g in summary.gates}
     for row in summary.ranking:
         if row.group == "all":
@@ -275,11 +274,9 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
 
 
 def _check_plotting() -> None:
-    import importlib.util
-
     from ._plots import PlottingUnavailableError
 
-    if importlib.util.find_spec("matplotlib") is None:
+    if not plotting_available():
         raise PlottingUnavailableError(
             "matplotlib is not installed; install the plot extra (pip install "
             "'rag-quality-conformance[plot]') or pass --no-plots"

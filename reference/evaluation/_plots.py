@@ -1,7 +1,7 @@
 """PNG plots of a calibration: histograms per class, the threshold sweep, and the effect of maxL2.
 
-matplotlib is optional (the ``plot`` extra) and imported only here, through ``matplotlib.figure``
-so no GUI backend and no global pyplot state are involved.
+matplotlib is optional (the ``plot`` extra); the figures come from the evaluation package
+(:func:`evaluation.figure`, ``matplotlib.figure`` without pyplot), which says what to install.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import evaluation as _shared
 
 from ._calibration import Calibration, CalibrationCase
 from ._dataset import EvaluationError
@@ -28,19 +30,15 @@ _TITLES = {
 }
 
 
-class PlottingUnavailableError(EvaluationError):
+class PlottingUnavailableError(EvaluationError, _shared.PlottingUnavailableError):
     """matplotlib is not installed, so no PNG can be drawn."""
 
 
 def _figure(width: float, height: float) -> Any:
     try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise PlottingUnavailableError(
-            "matplotlib is not installed; install the plot extra (pip install "
-            "'rag-quality-conformance[plot]') or pass --no-plots"
-        ) from None
-    return Figure(figsize=(width, height), dpi=110, layout="constrained")
+        return _shared.figure(width, height, dpi=110)
+    except _shared.PlottingUnavailableError as exc:
+        raise PlottingUnavailableError(str(exc)) from None
 
 
 def write_plots(cal: Calibration, out_dir: str | Path) -> dict[str, str]:

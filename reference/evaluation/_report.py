@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from evaluation import GAIN_CONVENTION, BinaryScores, measure_names
+
 from ._calibration import Calibration, CalibrationCase, Distribution, SweepPoint
-from ._metrics import GAIN_CONVENTION, BinaryScores, measure_names
 from ._run import EvalRun
 from ._summary import EvalSummary
 from ._trec import RUN_FILES, ir_measures_command

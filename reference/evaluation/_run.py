@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from evaluation import bundled_data_dir, measure_names, per_query
+
 from .._embed import Embedder, describe_embedder
 from .._errors import StoreError
 from .._lookup import LookupPath, lookup_knowledge
@@ -33,8 +35,7 @@ from .._models import Candidate, EvidenceBlock, RelevanceLevel, _Model
 from .._settings import Settings
 from ..store._schema import DOC_FIELD, INDEX_FIELD, SPARSE_FIELD
 from ..store._store import MilvusKnowledgeStore
-from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, TrecDocids, bundled_eval_paths
-from ._metrics import measure_names, per_query
+from ._dataset import EvalQuery, EvalSet, EvaluationError, QueryKind, TrecDocids, store_chunks
 
 __all__ = [
     "EvalRun",
@@ -233,7 +234,7 @@ def run_evaluation(
     if ingest_progress is not None:
         ingest_progress(0, total)
     store.ingest(
-        eval_set.corpus,
+        store_chunks(eval_set),
         embedder=embedder,
         progress=None if ingest_progress is None else lambda done: ingest_progress(done, total),
     )
@@ -368,9 +369,9 @@ def _bm25_ranking(store: MilvusKnowledgeStore, text: str, k: int) -> list[str]:
 
 def _source(path: str, rows: int) -> SourceInfo:
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    bundled = bundled_eval_paths()[0].parent.resolve()
+    bundled = bundled_data_dir().resolve()
     try:
-        shown = f"bundled: reference/data/eval/{Path(path).resolve().relative_to(bundled).as_posix()}"
+        shown = f"bundled: evaluation/data/{Path(path).resolve().relative_to(bundled).as_posix()}"
     except ValueError:
         shown = path
     return SourceInfo(path=shown, sha256=digest, rows=rows)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from statistics import fmean
 
+from evaluation import KINDS, BinaryScores, binary_scores, per_query
+
 from .._models import RelevanceLevel, _Model
-from ._dataset import KINDS
-from ._metrics import BinaryScores, binary_scores, per_query
 from ._run import EvalRun, QueryOutcome, SearchMode
 
 __all__ = ["EvalSummary", "GateRow", "LabelCheckRow", "RankingRow", "RetryRow", "summarize"]

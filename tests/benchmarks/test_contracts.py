@@ -95,7 +95,6 @@ def test_the_benchmarks_reach_into_the_reference_only_where_documented() -> None
         "benchmarks.figures.old_reference.quality",
         "benchmarks.figures.retrieval.run",
         "benchmarks.figures.retrieval.stages",
-        "benchmarks.instruments.progress",
         "benchmarks.subjects.legacy",
     }
 

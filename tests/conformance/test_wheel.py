@@ -61,6 +61,29 @@ def test_wheel_ships_features_and_spec(wheel: Path) -> None:
     assert not any(n.startswith(("tests/", "features/")) for n in names), "tests and raw features stay out"
 
 
+def test_wheel_ships_the_evaluation_package_and_the_bundled_set(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    for name in ("__init__.py", "sets/_validate.py", "data/corpus.jsonl", "data/beir/qrels/test.tsv"):
+        assert f"evaluation/{name}" in names
+
+
+def test_installed_evaluation_reads_the_bundled_set_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    probe = subprocess.run(
+        [
+            installed / "bin" / "python",
+            "-c",
+            "import evaluation as e; print(len(e.load_beir_set(e.bundled_beir_path()).queries), e.__file__)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    count, where = probe.stdout.split()
+    assert count == "137"
+    assert where.startswith(str(installed))
+
+
 def test_installed_kit_runs_from_an_empty_directory(installed: Path, tmp_path: Path) -> None:
     work = tmp_path / "empty"
     work.mkdir()

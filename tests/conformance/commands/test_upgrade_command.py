@@ -155,7 +155,7 @@ def test_bad_input_is_refused_before_any_engine_starts(
         ]
     )
     assert code == 2
-    assert "corpus.jsonl is missing" in capsys.readouterr().err
+    assert "nowhere: not a folder; give the BEIR dataset's folder" in capsys.readouterr().err
     assert not (tmp_path / "upgrade.json").exists()
     assert main(["upgrade", "--from", "lite", "--to", "lite", "--limit", "0", "--out", str(tmp_path)]) == 2
     assert "--limit is 0" in capsys.readouterr().err

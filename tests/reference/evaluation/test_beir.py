@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reference import EvalSetError, bundled_eval_paths, load_eval_set
-from reference.evaluation._beir import bundled_beir_path, load_beir_set, write_beir
+from reference.evaluation import bundled_beir_path, load_beir_set, write_beir
 
 
 def _folder(
@@ -47,7 +47,7 @@ def test_the_bundled_copy_is_the_bundled_set() -> None:
 
 
 def test_the_bundled_copy_is_what_write_beir_makes_of_the_bundled_set(tmp_path: Path) -> None:
-    # So reference/data/eval/README.md's one command regenerates it after the JSON Lines files change.
+    # So evaluation/data/README.md's one command regenerates it after the JSON Lines files change.
     write_beir(load_eval_set(), tmp_path)
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
         assert (tmp_path / name).read_bytes() == (bundled_beir_path() / name).read_bytes(), name

@@ -18,7 +18,7 @@ from pymilvus import MilvusClient
 
 from reference import load_run
 from reference._cli import main
-from reference.evaluation._beir import bundled_beir_path
+from reference.evaluation import bundled_beir_path
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +76,7 @@ def test_the_bundled_set_in_the_beir_layout_gives_the_same_figures(
     assert other["summary"] == own["summary"]
     assert other["run"]["outcomes"] == own["run"]["outcomes"]
     assert other["run"]["layout"].startswith("BEIR layout")
-    assert other["run"]["qrels"]["path"] == "bundled: reference/data/eval/beir/qrels/test.tsv"
+    assert other["run"]["qrels"]["path"] == "bundled: evaluation/data/beir/qrels/test.tsv"
     assert beir_out.splitlines()[:2] == out.splitlines()[:2]  # the per-mode summary lines
     for name in ("qrels.txt", "dense.run", "hybrid.run"):
         assert (tmp_path / name).read_text() == (out_dir / name).read_text()
@@ -221,7 +221,7 @@ def _files(tmp_path: Path, queries: str, corpus: str | None = None) -> list[str]
         (
             '{"query": "refund", "relevant": {"a b#0": 2}}\n',
             '{"docId": "a b", "chunkIndex": 0, "text": "t"}\n',
-            "corpus.jsonl: ", "evidence key 'a b#0' holds whitespace, which TREC run and qrels files cannot",
+            "corpus.jsonl:1: ", "document id 'a b' holds whitespace, which TREC run and qrels files cannot",
         ),
     ],
     ids=["unknown-chunk", "empty", "malformed", "bad-corpus", "id-with-space"],

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reference import EvalSet, EvalSetError, EvaluationError, bundled_eval_paths, load_eval_set
-from reference.evaluation._dataset import KINDS, read_queries
+import evaluation
+from evaluation import KINDS, LabelledSetError, read_queries
+from reference import EvalSet, EvalSetError, bundled_eval_paths, load_eval_set
 
 CORPUS = [
     {"docId": "faq", "chunkIndex": 0, "text": "Refunds take five days.", "category": "billing"},
@@ -85,7 +86,8 @@ def test_bundled_paths_point_into_the_package() -> None:
     corpus, queries = bundled_eval_paths()
     assert corpus.name == "corpus.jsonl"
     assert queries.name == "queries.jsonl"
-    assert corpus.parent.name == "eval"
+    assert corpus.parent.name == "data"
+    assert corpus.parent.parent.name == "evaluation"
     assert corpus.is_file()
     assert queries.is_file()
 
@@ -108,7 +110,7 @@ def test_slice_larger_than_the_set_keeps_everything(bundled: EvalSet) -> None:
 
 @pytest.mark.parametrize("limit", [0, -1, True, 2.5])
 def test_slice_refuses_a_bad_limit(bundled: EvalSet, limit: object) -> None:
-    with pytest.raises(EvaluationError, match="limit"):
+    with pytest.raises(evaluation.EvaluationError, match="limit"):
         bundled.slice(limit)  # type: ignore[arg-type]
 
 
@@ -191,7 +193,7 @@ def test_not_utf8_names_the_line(tmp_path: Path) -> None:
 
 
 def test_a_missing_queries_file_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(EvalSetError, match=r"nope.jsonl: cannot open the file"):
+    with pytest.raises(LabelledSetError, match=r"nope.jsonl: cannot open the file"):
         read_queries(tmp_path / "nope.jsonl", chunk_keys=[], categories=[])
 
 
@@ -209,7 +211,7 @@ def test_an_empty_corpus_is_an_error(tmp_path: Path) -> None:
 
 
 def test_a_repeated_chunk_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(EvalSetError, match=r"chunk faq#0 appears 2 times"):
+    with pytest.raises(EvalSetError, match=r"corpus.jsonl:4: chunk 'faq#0' was already used on line 1"):
         _set(tmp_path, [GOOD], corpus=[*CORPUS, CORPUS[0]])
 
 

@@ -2,7 +2,7 @@
 
 A paraphrase must be found by dense search and missed by BM25 (top 5, unfiltered), an exact-token query
 the reverse. If a model, analyzer or engine update breaks one, this names the query to reword or
-relabel (reference/data/eval/README.md says how the labels were checked).
+relabel (evaluation/data/README.md says how the labels were checked).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from pymilvus import MilvusClient
 
+from evaluation import ProgressStep, progress_bar
 from reference import (
     EvalRun,
     EvalSet,
@@ -28,7 +29,6 @@ from reference import (
     run_evaluation,
     summarize,
 )
-from reference.evaluation._progress import ProgressStep, progress_bar
 
 SETTINGS = Settings()
 

@@ -9,7 +9,7 @@ import pytest
 
 from reference import EvalRun, Settings
 from reference.evaluation._run import ModeOutcome, QueryOutcome, SourceInfo
-from reference.evaluation._trec import QRELS_FILE, RUN_FILES, write_trec
+from reference.evaluation._trec import QRELS_FILE, RUN_FILES, export_trec
 
 # q1's labelled chunk sorts first by docid ("a" < "z") but is ranked second: a tool that ignored the
 # written scores and broke ties by docid would give RR 1.0 instead of 0.5.
@@ -57,7 +57,7 @@ def _run() -> EvalRun:
 
 @pytest.fixture
 def written(tmp_path: Path) -> Path:
-    paths = write_trec(_run(), tmp_path)
+    paths = export_trec(_run(), tmp_path)
     assert [p.name for p in paths] == [QRELS_FILE, RUN_FILES["dense"], RUN_FILES["hybrid"]]
     return tmp_path
 
@@ -105,7 +105,7 @@ def test_ir_measures_reads_the_files_in_the_order_retrieved(written: Path) -> No
 def test_a_set_of_one_chunk_per_document_uses_the_document_ids(tmp_path: Path) -> None:
     # As load_beir_set(chunks="document") makes it: the docid is the key without its chunk index.
     run = _run().model_copy(update={"trec_docids": "doc_id"})
-    write_trec(run, tmp_path)
+    export_trec(run, tmp_path)
     assert [line.split()[2] for line in (tmp_path / "dense.run").read_text().splitlines()][:3] == [
         "z",
         "a",

@@ -2,9 +2,10 @@
 
 Both pages are rendered from one list of sections (a heading, sentences, a table, images), so they
 cannot disagree. The HTML page uses the docs site's skeleton and stylesheet (:mod:`conformance.site`).
-The plots (matplotlib, the ``plot`` extra) are where people look rather than read: the per-query
-nDCG@10 differences, the metric differences with their intervals, and the top qualityScore of both
-engines side by side. Without matplotlib the pages say so and show the tables alone.
+The plots (the evaluation package's drawers; matplotlib, the ``plot`` extra) are where people look
+rather than read: the per-query nDCG@10 differences, the metric differences with their intervals, and
+the top qualityScore of both engines side by side. Without matplotlib the pages say so and show the
+tables alone.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import evaluation
+from evaluation import PairedTest
+
 from ..boundary._redact import redact
 from ..site._html_parts import esc
 from ..site._templates import CSS, PAGE
-from ._upgrade_compare import UpgradeResult
+from ._gate import UpgradeResult
 
 __all__ = ["write_reports"]
 
@@ -35,6 +39,23 @@ class _Section:
 
 def _f(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _test_row(mode: str, name: str, x: PairedTest, regressed: bool, *, d_z: bool) -> tuple[str, ...]:
+    """One paired test as a table row: means, difference, interval, (d_z,) p, q and the finding."""
+    effect = (_f(x.d_z, 2),) if d_z else ()
+    return (
+        mode,
+        name,
+        _f(x.old_mean),
+        _f(x.new_mean),
+        f"{x.delta:+.3f}",
+        f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
+        *effect,
+        _f(x.p_value, 4),
+        _f(x.q_value, 4),
+        "REGRESSION" if regressed else "",
+    )
 
 
 def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
@@ -89,22 +110,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         "p from a paired randomization test, q adjusted for all tests of this page."
     )
     quality.header = ("mode", "metric", old, new, "difference", "95% CI", "d_z", "p", "q", "")
-    for m in r.metrics:
-        x = m.test
-        quality.rows.append(
-            (
-                m.mode,
-                m.metric,
-                _f(x.old_mean),
-                _f(x.new_mean),
-                f"{x.delta:+.3f}",
-                f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
-                _f(x.d_z, 2),
-                _f(x.p_value, 4),
-                _f(x.q_value, 4),
-                "REGRESSION" if m.regressed else "",
-            )
-        )
+    quality.rows += [_test_row(m.mode, m.metric, m.test, m.regressed, d_z=True) for m in r.metrics]
     quality.images += [
         (images[k], a)
         for k, a in (
@@ -124,21 +130,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
 
     gates = _Section("The gates, per mode (paired over all queries)")
     gates.header = ("mode", "gate", old, new, "difference", "95% CI", "p", "q", "")
-    for g in r.gates:
-        x = g.test
-        gates.rows.append(
-            (
-                g.mode,
-                g.gate,
-                _f(x.old_mean),
-                _f(x.new_mean),
-                f"{x.delta:+.3f}",
-                f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
-                _f(x.p_value, 4),
-                _f(x.q_value, 4),
-                "REGRESSION" if g.regressed else "",
-            )
-        )
+    gates.rows += [_test_row(g.mode, g.gate, g.test, g.regressed, d_z=False) for g in r.gates]
     for g in r.gates:
         if g.old_counts or g.new_counts:
             levels = ", ".join(
@@ -222,64 +214,35 @@ def _html(r: UpgradeResult, sections: Sequence[_Section]) -> str:
 
 
 def _plots(r: UpgradeResult, out: Path) -> dict[str, str]:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return {}
-    written: dict[str, str] = {}
+    """The three PNGs, drawn by the evaluation package; none without matplotlib or without a mode."""
     modes = list(r.deltas)
-    if not modes:
-        return written
-    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 3.2), squeeze=False)
-    for ax, mode in zip(axes[0], modes, strict=True):
-        ax.hist(r.deltas[mode], bins=21, range=(-1, 1), color="#0969da")
-        ax.axvline(0, color="#59636e", linewidth=1)
-        ax.set_title(f"{mode}: per-query nDCG@10, new - old")
-        ax.set_xlabel("difference")
-        ax.set_ylabel("queries")
-    fig.tight_layout()
-    fig.savefig(out / PLOTS["deltas"], dpi=100)
-    plt.close(fig)
-    written["deltas"] = PLOTS["deltas"]
-
-    fig, ax = plt.subplots(figsize=(8, 3.4))
-    labels = [f"{m.metric}\n{m.mode}" for m in r.metrics]
-    deltas = [m.test.delta for m in r.metrics]
-    low = [m.test.delta - m.test.ci_low for m in r.metrics]
-    high = [m.test.ci_high - m.test.delta for m in r.metrics]
-    colors = ["#cf222e" if m.regressed else "#0969da" for m in r.metrics]
-    ax.bar(range(len(labels)), deltas, yerr=[low, high], color=colors, capsize=3)
-    ax.axhline(0, color="#59636e", linewidth=1)
-    ax.set_xticks(range(len(labels)), labels, fontsize=8)
-    ax.set_ylabel("mean difference (new - old)")
-    ax.set_title("Ranking metrics: difference with 95% interval")
-    fig.tight_layout()
-    fig.savefig(out / PLOTS["metrics"], dpi=100)
-    plt.close(fig)
-    written["metrics"] = PLOTS["metrics"]
-
-    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 3.2), squeeze=False)
-    for ax, mode in zip(axes[0], modes, strict=True):
-        scores = r.top_quality[mode]
-        ax.hist(
-            [scores["old"], scores["new"]],
-            bins=20,
-            range=(0, 1),
-            label=[r.old, r.new],
-            color=["#59636e", "#0969da"],
-        )
-        ax.axvline(r.settings.rag.reference_threshold, color="#cf222e", linewidth=1, linestyle="--")
-        ax.set_title(f"{mode}: top qualityScore per query")
-        ax.set_xlabel("qualityScore (dashed: reference threshold)")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / PLOTS["quality"], dpi=100)
-    plt.close(fig)
-    written["quality"] = PLOTS["quality"]
-    return written
+    if not modes or not evaluation.plotting_available():
+        return {}
+    evaluation.plot_differences(
+        out / PLOTS["deltas"], {f"{mode}: per-query nDCG@10, new - old": r.deltas[mode] for mode in modes}
+    )
+    evaluation.plot_intervals(
+        out / PLOTS["metrics"],
+        [f"{m.metric}\n{m.mode}" for m in r.metrics],
+        [m.test.delta for m in r.metrics],
+        [(m.test.ci_low, m.test.ci_high) for m in r.metrics],
+        flagged=[m.regressed for m in r.metrics],
+        ylabel="mean difference (new - old)",
+        title="Ranking metrics: difference with 95% interval",
+    )
+    evaluation.plot_score_histograms(
+        out / PLOTS["quality"],
+        {
+            f"{mode}: top qualityScore per query": [
+                (r.old, r.top_quality[mode]["old"]),
+                (r.new, r.top_quality[mode]["new"]),
+            ]
+            for mode in modes
+        },
+        threshold=r.settings.rag.reference_threshold,
+        xlabel="qualityScore (dashed: reference threshold)",
+    )
+    return dict(PLOTS)
 
 
 def write_reports(result: UpgradeResult, out: Path, *, plots: bool = True) -> list[Path]:
@@ -288,9 +251,7 @@ def write_reports(result: UpgradeResult, out: Path, *, plots: bool = True) -> li
     images = _plots(result, out) if plots else {}
     sections = _sections(result, images)
     if plots and not images and result.deltas:
-        sections[0].lines.append(
-            "No plots: matplotlib is not installed (pip install 'rag-quality-conformance[plot]')."
-        )
+        sections[0].lines.append(f"No plots: {evaluation.PLOT_EXTRA}.")
     data = result.model_dump(mode="json")
     data["exit_code"] = result.exit_code
     paths = [out / "upgrade.json", out / "upgrade.md", out / "upgrade.html"]

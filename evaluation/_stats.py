@@ -1,4 +1,5 @@
-"""The statistics of ``rag-conformance upgrade``: SciPy's, none of our own.
+"""Paired statistics over queries (``rag-conformance upgrade`` compares two engines with them): SciPy's,
+none of our own.
 
 Every comparison is paired: the same query on the old and on the new engine. For each measure the
 per-query differences ``new - old`` are tested with a paired randomization test

@@ -26,8 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 
-from .._models import _Model
-from ._dataset import EvaluationError
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from ._errors import EvaluationError
 
 __all__ = [
     "GAIN_CONVENTION",
@@ -73,7 +75,7 @@ def per_query(
     provider = ir_measures.pytrec_eval
     if not provider.is_available():
         raise EvaluationError(
-            "trec_eval's implementation is not importable; reinstall the reference "
+            "trec_eval's implementation is not importable; reinstall the kit "
             "(pip install rag-quality-conformance pulls in ir-measures and pytrec-eval-terrier)"
         )
     measures = {ir_measures.parse_measure(name): name for name in names}
@@ -84,6 +86,13 @@ def per_query(
     for metric in provider.iter_calc(list(measures), {q: dict(g) for q, g in qrels.items()}, run):
         out[metric.query_id][measures[metric.measure]] = float(metric.value)
     return out
+
+
+class _Model(BaseModel):
+    # The reports speak camelCase, as the reference's values do.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, frozen=True, extra="forbid"
+    )
 
 
 class BinaryScores(_Model):

@@ -1,8 +1,9 @@
-"""The comparison and the verdict of ``rag-conformance upgrade``: old engine against new, query by query.
+"""The gate of ``rag-conformance upgrade``: old engine against new, query by query, and the verdict.
 
-Ranking metrics are trec_eval's, through ir_measures (the same measures ``rag-reference evaluate``
-reports), over the answerable queries; the gates are over every query. Every test is paired over the
-queries both engines answered (see :mod:`._upgrade_stats`).
+Ranking metrics are trec_eval's, through ir_measures (:func:`evaluation.compare`, the measures
+``rag-reference evaluate`` reports), over the answerable queries; the gates are over every query. Every
+test is paired over the queries both engines answered (:mod:`evaluation`'s paired statistics), and
+their p-values are adjusted together (Benjamini-Hochberg) before they meet the tolerances.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._diff import ReportDiff
-from ._upgrade_data import LabelledSet
-from ._upgrade_eval import MODES, EngineEvaluation, Outcome
-from ._upgrade_settings import UpgradeSettings
-from ._upgrade_stats import PairedTest, adjust, paired_test, percentile
+from evaluation import LabelledSet, PairedTest, adjust, paired_test, percentile
+from evaluation import compare as compare_runs
 
-__all__ = ["METRICS", "SuiteChanges", "UpgradeResult", "compare"]
+from ._settings import UpgradeSettings
+from ._sides import MODES, EngineEvaluation, Outcome
+from ._suite import SuiteChanges
+
+__all__ = ["METRICS", "GateRow", "LatencyRow", "MetricRow", "Mover", "UpgradeResult", "compare"]
 
 METRICS = ("R@1", "R@5", "R@10", "nDCG@10", "RR")
 LEVELS = ("NONE", "WEAK", "RELEVANT", "HIGHLY_RELEVANT", "PRECISE")  # ordinal, worst first
@@ -69,46 +71,6 @@ class LatencyRow(_Value):
     regressed: bool = False
 
 
-class SuiteChanges(_Value):
-    """The suite's changes by scenario id, or why the suites were not compared."""
-
-    compared: bool
-    why_not: str | None = None
-    old_verdict: str | None = None
-    new_verdict: str | None = None
-    newly_failing: list[dict[str, Any]] = []
-    newly_passing: list[dict[str, Any]] = []
-    newly_not_applicable: list[dict[str, Any]] = []
-    other: list[dict[str, Any]] = []
-
-    @classmethod
-    def from_diff(cls, diff: ReportDiff, old_messages: dict[str, str | None]) -> SuiteChanges:
-        """The diff's groups; each row with both engines' messages (why it failed, or was not applicable)."""
-
-        def rows(changes: Sequence[Any]) -> list[dict[str, Any]]:
-            return [
-                {
-                    "id": c.id,
-                    "old": c.old,
-                    "new": c.new,
-                    "message": c.message,
-                    "old_message": old_messages.get(c.id),
-                }
-                for c in changes
-            ]
-
-        return cls(
-            compared=True,
-            old_verdict=diff.old_verdict,
-            new_verdict=diff.new_verdict,
-            newly_failing=rows(diff.newly_failing)
-            + rows([c for c in diff.added if c.new in ("failed", "errored")]),
-            newly_passing=rows(diff.newly_passing),
-            newly_not_applicable=rows(diff.newly_not_applicable),
-            other=rows(diff.other) + rows(diff.removed),
-        )
-
-
 class UpgradeResult(_Value):
     old: str
     new: str
@@ -133,26 +95,6 @@ class UpgradeResult(_Value):
     @property
     def exit_code(self) -> int:
         return {"SAFE": 0, "REGRESSES": 1, "NOT JUDGED": 2}[self.verdict]
-
-
-def per_query_metrics(labelled: LabelledSet, outcomes: Sequence[Outcome]) -> dict[str, dict[str, float]]:
-    """metric -> query id -> value, over the answerable queries (0 where nothing relevant was returned)."""
-    import ir_measures
-
-    answerable = [q for q in labelled.queries if q.relevant]
-    qrels = [ir_measures.Qrel(q.id, key, grade) for q in answerable for key, grade in q.relevant.items()]
-    run = [
-        ir_measures.ScoredDoc(o.query_id, key, float(len(o.ranking) - i))
-        for o in outcomes
-        for i, key in enumerate(o.ranking)
-    ]
-    measures = [ir_measures.parse_measure(m) for m in METRICS]
-    values = {m: dict.fromkeys((q.id for q in answerable), 0.0) for m in METRICS}
-    for row in ir_measures.iter_calc(measures, qrels, run):
-        name = str(row.measure)
-        if name in values and row.query_id in values[name]:
-            values[name][row.query_id] = float(row.value)
-    return values
 
 
 def _level(level: str) -> float:
@@ -181,7 +123,7 @@ def compare(
     latency: list[LatencyRow] = []
     top_quality: dict[str, dict[str, list[float]]] = {}
     deltas: dict[str, list[float]] = {}
-    texts = {q.id: q.text for q in labelled.queries}
+    texts = {q.id: q.query for q in labelled.queries}
     compared_modes = []
     failed = old.failed or new.failed
     if failed:
@@ -205,13 +147,12 @@ def compare(
         a = {o.query_id: o for o in old.outcomes[mode]}
         b = {o.query_id: o for o in new.outcomes[mode]}
         ids = [q.id for q in labelled.queries if q.id in a and q.id in b]
-        ma = per_query_metrics(labelled, [a[i] for i in ids])
-        mb = per_query_metrics(labelled, [b[i] for i in ids])
-        for metric in METRICS:
-            qids = [i for i in ids if i in ma[metric]]
-            test = paired_test([ma[metric][i] for i in qids], [mb[metric][i] for i in qids], seed=seed)
-            metric_rows.append(MetricRow(mode=mode, metric=metric, test=test))
-        nd = [(i, ma["nDCG@10"][i], mb["nDCG@10"][i]) for i in ids if i in ma["nDCG@10"]]
+        qrels = {q.id: q.relevant for q in labelled.queries if q.relevant and q.id in a and q.id in b}
+        runs = [{i: side[i].ranking for i in ids} for side in (a, b)]
+        paired = compare_runs(qrels, runs[0], runs[1], METRICS, seed=seed)
+        metric_rows += [MetricRow(mode=mode, metric=m, test=paired.tests[m]) for m in METRICS]
+        ma, mb = paired.old.per_query["nDCG@10"], paired.new.per_query["nDCG@10"]
+        nd = [(i, ma[i], mb[i]) for i in paired.old.query_ids]
         deltas[mode] = [y - x for _, x, y in nd]
         ranked = sorted((m for m in nd if m[2] != m[1]), key=lambda m: m[2] - m[1])
         picked = ranked[:MOVERS] + [m for m in ranked[-MOVERS:][::-1] if m not in ranked[:MOVERS]]
@@ -277,7 +218,7 @@ def compare(
         adapter=adapter,
         labelled_set=labelled.name,
         queries=len(labelled.queries),
-        answerable=sum(1 for q in labelled.queries if q.relevant),
+        answerable=len(labelled.answerable),
         settings=settings,
         suite=suite,
         metrics=metric_rows,

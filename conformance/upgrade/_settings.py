@@ -44,7 +44,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..boundary._protocol import PostProcessConfig
-from ._upgrade_data import UpgradeInputError
+from ._labelled import UpgradeInputError
 
 __all__ = ["Lookup", "Tolerances", "UpgradeSettings", "load_upgrade_settings"]
 

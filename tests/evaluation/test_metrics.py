@@ -1,6 +1,6 @@
 """Ranking metrics through trec_eval's implementation, and classifier scores.
 
-The ranking measures come from ir_measures; these tests check what the reference hands it: that a
+The ranking measures come from ir_measures; these tests check what the evaluation package hands it: that a
 ranking reaches trec_eval in its own order (not trec_eval's tie order by docid), that the names mean
 the standard measures, and that the values equal slow direct definitions (nDCG with the grade as gain).
 """
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import EvaluationError
-from reference.evaluation._metrics import (
+from evaluation import (
+    EvaluationError,
     binary_scores,
     measure_names,
     per_query,

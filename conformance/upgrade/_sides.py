@@ -1,4 +1,4 @@
-"""The evaluation half of ``rag-conformance upgrade``: the labelled set through the adapter, on two engines.
+"""The two sides of ``rag-conformance upgrade``: the labelled set through the adapter, on two engines.
 
 The judge evaluates through the Protocol, so any implementation is evaluated the same way (the
 reference, an in-process adapter, a stdio program): it embeds the set once, hands the same corpus to one
@@ -21,17 +21,19 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluation import LabelledSet
+
 from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
+from ..boundary._redact import redact_uri
 from ..engines import Engine, EngineUnavailableError, start_engine
 from ..engines._local import LOCAL_ENGINES, start_local_engine
-from ._engines import label as redacted
-from ._upgrade_data import LabelledSet, embed
-from ._upgrade_settings import Lookup
+from ._labelled import embed
+from ._settings import Lookup
 
-__all__ = ["EngineEvaluation", "Outcome", "evaluate_engines", "open_engine"]
+__all__ = ["MODES", "EngineEvaluation", "Outcome", "engine_label", "evaluate_engines", "open_engine"]
 
 MODES: tuple[Mode, ...] = ("dense", "hybrid")
 WARM_UP = 2  # lookups per engine and mode before timing: first calls load collections and caches
@@ -59,6 +61,11 @@ class EngineEvaluation:
     outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
     not_run: dict[str, str] = field(default_factory=dict)  # mode -> why
     failed: str | None = None  # the whole engine: why nothing ran
+
+
+def engine_label(engine: str) -> str:
+    """The engine as printed: a ``uri:`` engine with any credentials in it redacted."""
+    return "uri:" + redact_uri(engine[4:]) if engine.startswith("uri:") else engine
 
 
 def open_engine(address: str) -> Engine:
@@ -100,7 +107,7 @@ class _Side:
                 self.engine.check_reachable()
             except EngineUnavailableError as lost:
                 # The engine is gone: an infrastructure problem, never the engine's or the adapter's answer.
-                self.evaluation.failed = f"{redacted(self.address)} was lost at query {query_id}: {lost}"
+                self.evaluation.failed = f"{engine_label(self.address)} was lost at query {query_id}: {lost}"
                 return None
             self.evaluation.not_run[mode] = f"lookup failed at query {query_id}: {first}"
             self.evaluation.outcomes.pop(mode, None)
@@ -136,7 +143,7 @@ def _corpus(labelled: LabelledSet, vectors: Sequence[tuple[float, ...]]) -> Corp
                 category=c.category,
                 source_type=c.source_type,
             )
-            for c, v in zip(labelled.chunks, vectors, strict=True)
+            for c, v in zip(labelled.corpus, vectors, strict=True)
         ),
     )
 
@@ -175,9 +182,9 @@ def evaluate_engines(
 ) -> tuple[EngineEvaluation, EngineEvaluation, bool]:
     """Evaluate ``labelled`` on both engines; return both and whether the timing was interleaved."""
     out = output or sys.stderr
-    print(f"upgrade: embedding {len(labelled.chunks)} chunks and {len(labelled.queries)} queries", file=out)
-    vectors = embed([c.text for c in labelled.chunks])
-    query_vectors = embed([q.text for q in labelled.queries])
+    print(f"upgrade: embedding {len(labelled.corpus)} chunks and {len(labelled.queries)} queries", file=out)
+    vectors = embed([c.text for c in labelled.corpus])
+    query_vectors = embed([q.query for q in labelled.queries])
     corpus = _corpus(labelled, vectors)
     overlap = _can_overlap(old, new)
     rng = random.Random(seed)
@@ -196,7 +203,7 @@ def evaluate_engines(
 
 
 def _start(stack: ExitStack, address: str, adapter_spec: str, corpus: Corpus, out: Any) -> _Side:
-    label = redacted(address)
+    label = engine_label(address)
     print(f"upgrade: starting {label} and preparing the corpus", file=out, flush=True)
     try:
         return stack.enter_context(_side(address, adapter_spec, corpus, stack))
@@ -222,7 +229,7 @@ def _ask_all(
             (
                 q.id,
                 LookupRequest(
-                    query_text=q.text,
+                    query_text=q.query,
                     query_vector=v,
                     mode=mode,
                     category=q.category,

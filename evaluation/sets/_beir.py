@@ -1,4 +1,4 @@
-"""Labelled sets in the BEIR layout: read one for ``evaluate --beir``, write one from a labelled set.
+"""Labelled sets in the BEIR layout: read one, or write a labelled set in it.
 
 A BEIR dataset is a folder::
 
@@ -6,7 +6,7 @@ A BEIR dataset is a folder::
     queries.jsonl      {"_id": "q1", "text": "...", "metadata": {...}}
     qrels/<split>.tsv  query-id <TAB> corpus-id <TAB> score, after one header line
 
-**Documents to chunks.** The store keys a chunk ``docId#chunkIndex``, as ``ingest`` does. ``chunks``:
+**Documents to chunks.** A chunk is keyed ``docId#chunkIndex``. ``chunks``:
 
 - ``keyed``: every ``_id`` is such a key (a corpus already split into chunks, like the bundled copy):
   chunk ``chunkIndex`` of document ``docId``, so the per-document cap of post-processing sees the
@@ -26,7 +26,8 @@ relevant is unanswerable, and so is a query with no qrels line whose metadata sa
 **Metadata**, all optional, other keys ignored: a document's ``category`` and ``sourceType``; a
 query's ``kind``, ``category`` and ``note``, with the meaning they have in the JSON Lines format.
 
-Every problem is an :class:`EvalSetError` naming ``FILE:LINE`` and what to change.
+Every id must be a TREC token (no whitespace), since the run and qrels files carry them as fields.
+Every problem is a :class:`LabelledSetError` naming ``FILE:LINE`` and what to change.
 """
 
 from __future__ import annotations
@@ -34,60 +35,27 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from .._errors import LabelledSetError
+from ._jsonl import _objects
+from ._validate import Fail, check_chunk, check_query, check_unique, validate_set
+from ._values import LabelledChunk, LabelledQuery, LabelledSet
 
-from .._errors import IngestError
-from ..store._ingest import Chunk
-from ._dataset import EvalQuery, EvalSet, EvalSetError, make_query
-
-__all__ = ["CHUNKINGS", "bundled_beir_path", "load_beir_set", "write_beir"]
+__all__ = ["CHUNKINGS", "Chunking", "load_beir_set", "write_beir"]
 
 Chunking = Literal["auto", "keyed", "document"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "keyed", "document")
 _KEY = re.compile(r"(.+)#(0|[1-9][0-9]*)")
+_SCORE = re.compile(r"-?[0-9]+")
 _LAYOUTS = {
     "keyed": "BEIR layout, split {split}: every _id is docId#chunkIndex, one chunk each",
     "document": "BEIR layout, split {split}: one chunk per document",
 }
 
 
-def bundled_beir_path() -> Path:
-    """The bundled set in the BEIR layout (split ``test``), under ``reference/data/eval/beir/``."""
-    return Path(str(resources.files("reference") / "data" / "eval" / "beir"))
-
-
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any], Callable[[str], EvalSetError]]]:
-    source = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise EvalSetError(f"cannot open the file: {exc.strerror or exc}", source=source) from None
-    for number, chunk in enumerate(raw.splitlines(), start=1):
-
-        def fail(message: str, number: int = number) -> EvalSetError:
-            return EvalSetError(message, source=source, line=number)
-
-        try:
-            line = chunk.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError:
-            raise fail("not UTF-8 text; save the file as UTF-8") from None
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise fail(f"not valid JSON ({exc.msg}, column {exc.colno})") from None
-        if not isinstance(data, dict):
-            raise fail("each line must be a JSON object with _id and text")
-        yield number, data, fail
-
-
-def _text(data: dict[str, Any], field: str, fail: Callable[[str], EvalSetError]) -> str:
+def _text(data: dict[str, Any], field: str, fail: Fail) -> str:
     value = data.get(field, "" if field == "title" else None)
     if isinstance(value, int) and not isinstance(value, bool) and field == "_id":
         value = str(value)  # some BEIR exports write numeric ids
@@ -96,31 +64,31 @@ def _text(data: dict[str, Any], field: str, fail: Callable[[str], EvalSetError])
     return value
 
 
-def _metadata(data: dict[str, Any], fail: Callable[[str], EvalSetError]) -> dict[str, Any]:
+def _metadata(data: dict[str, Any], fail: Fail) -> dict[str, Any]:
     meta = data.get("metadata") or {}
     if not isinstance(meta, dict):
         raise fail("'metadata' must be an object")
     return meta
 
 
-def _corpus(path: Path, chunks: Chunking) -> tuple[dict[str, Chunk], Chunking]:
+def _corpus(path: Path, chunks: Chunking) -> tuple[dict[str, LabelledChunk], Chunking]:
     """``_id`` -> its chunk, and the chunking chosen."""
-    docs: list[tuple[str, str, dict[str, Any], Callable[[str], EvalSetError]]] = []
+    docs: list[tuple[str, str, dict[str, Any], Fail]] = []
     seen: dict[str, int] = {}
-    for number, data, fail in _rows(path):
+    for number, data, fail in _objects(path, "_id and text"):
         doc_id = _text(data, "_id", fail)
         if not doc_id:
             raise fail("'_id' is empty; every document needs an id")
-        if doc_id in seen:
-            raise fail(f"_id {doc_id!r} was already used on line {seen[doc_id]}; ids must be unique")
-        seen[doc_id] = number
+        check_unique(seen, doc_id, "_id", number, fail)
         title, text = _text(data, "title", fail), _text(data, "text", fail)
         docs.append((doc_id, f"{title} {text}" if title.strip() else text, _metadata(data, fail), fail))
     if not docs:
-        raise EvalSetError("the file holds no documents; write one JSON object per line", source=str(path))
+        raise LabelledSetError(
+            "the file holds no documents; write one JSON object per line", source=str(path)
+        )
     if chunks == "auto":
         chunks = "keyed" if all(_KEY.fullmatch(d[0]) for d in docs) else "document"
-    out: dict[str, Chunk] = {}
+    out: dict[str, LabelledChunk] = {}
     for doc_id, text, meta, fail in docs:
         match = _KEY.fullmatch(doc_id)
         if chunks == "keyed" and match is None:
@@ -129,17 +97,9 @@ def _corpus(path: Path, chunks: Chunking) -> tuple[dict[str, Chunk], Chunking]:
                 "to make every document one chunk"
             )
         doc, index = (match.group(1), int(match.group(2))) if chunks == "keyed" and match else (doc_id, 0)
-        try:
-            out[doc_id] = Chunk(
-                doc_id=doc,
-                chunk_index=index,
-                text=text,
-                category=meta.get("category"),
-                source_type=meta.get("sourceType"),
-            )
-        except (IngestError, ValidationError) as exc:
-            message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            raise fail(f"document {doc_id!r}: {message}") from None
+        out[doc_id] = check_chunk(
+            doc, index, text, category=meta.get("category"), source_type=meta.get("sourceType"), fail=fail
+        )
     return out, chunks
 
 
@@ -149,100 +109,103 @@ def _qrels(path: Path, keys: dict[str, str]) -> dict[str, dict[str, int]]:
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except OSError as exc:
-        raise EvalSetError(f"cannot open the file: {exc.strerror or exc}", source=source) from None
+        raise LabelledSetError(f"cannot open the file: {exc.strerror or exc}", source=source) from None
     except UnicodeDecodeError:
-        raise EvalSetError("not UTF-8 text; save the file as UTF-8", source=source) from None
+        raise LabelledSetError("not UTF-8 text; save the file as UTF-8", source=source) from None
     judged: dict[str, dict[str, int]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         fields = line.rstrip("\r\n").split("\t")
         score = fields[2].strip() if len(fields) == 3 else ""
-        if number == 1 and not re.fullmatch(r"-?[0-9]+", score):
+        if number == 1 and not _SCORE.fullmatch(score):
             continue  # the header line, query-id corpus-id score
-        if len(fields) != 3 or not re.fullmatch(r"-?[0-9]+", score):
-            raise EvalSetError(
+        if len(fields) != 3 or not _SCORE.fullmatch(score):
+            raise LabelledSetError(
                 "a qrels line is query-id<TAB>corpus-id<TAB>score, the score a whole number",
                 source=source,
                 line=number,
             )
         qid, doc_id = fields[0].strip(), fields[1].strip()
         if doc_id not in keys:
-            raise EvalSetError(
+            raise LabelledSetError(
                 f"corpus-id {doc_id!r} is not in corpus.jsonl; add the document or remove the line",
                 source=source,
                 line=number,
             )
         grades = judged.setdefault(qid, {})
         if keys[doc_id] in grades:
-            raise EvalSetError(f"{qid} {doc_id} is judged twice; keep one line", source=source, line=number)
+            raise LabelledSetError(
+                f"{qid} {doc_id} is judged twice; keep one line", source=source, line=number
+            )
         grades[keys[doc_id]] = max(0, int(score))
     return judged
 
 
 def load_beir_set(
-    directory: str | os.PathLike[str], *, split: str = "test", chunks: Chunking = "auto"
-) -> EvalSet:
+    directory: str | os.PathLike[str],
+    *,
+    split: str = "test",
+    chunks: Chunking = "auto",
+    name: str | None = None,
+) -> LabelledSet:
     """Read a BEIR-layout folder as a labelled set (see the module's documentation for the rules)."""
     if chunks not in CHUNKINGS:
-        raise EvalSetError(f"chunks is {chunks!r}; use one of {', '.join(CHUNKINGS)}")
+        raise LabelledSetError(f"chunks is {chunks!r}; use one of {', '.join(CHUNKINGS)}")
     base = Path(directory)
     if not base.is_dir():
-        raise EvalSetError(
+        raise LabelledSetError(
             "not a folder; give the BEIR dataset's folder (corpus.jsonl, queries.jsonl, qrels/)",
             source=str(base),
         )
     qrels_path = base / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
         found = sorted(p.stem for p in (base / "qrels").glob("*.tsv"))
-        raise EvalSetError(
+        raise LabelledSetError(
             f"no qrels for split {split!r}; the splits here are {', '.join(found) or 'none'}",
             source=str(qrels_path),
         )
     by_id, chosen = _corpus(base / "corpus.jsonl", chunks)
     judged = _qrels(qrels_path, {doc_id: c.evidence_key for doc_id, c in by_id.items()})
     categories = {c.category for c in by_id.values() if c.category is not None}
-    queries: list[EvalQuery] = []
-    seen: set[str] = set()
-    for _, data, fail in _rows(base / "queries.jsonl"):
+    queries: list[LabelledQuery] = []
+    seen: dict[str, int] = {}
+    for number, data, fail in _objects(base / "queries.jsonl", "_id and text"):
         qid = _text(data, "_id", fail)
         meta = _metadata(data, fail)
-        if qid in seen:
-            raise fail(f"_id {qid!r} is used twice; query ids must be unique")
-        seen.add(qid)
+        check_unique(seen, qid, "query _id", number, fail)
         if qid not in judged and meta.get("kind") != "unanswerable":
             continue  # another split's query
-        text = _text(data, "text", fail)
-        if not text.strip():
-            raise fail("'text' is empty; every query needs its text")
         relevant = {key: grade for key, grade in judged.get(qid, {}).items() if grade >= 1}
-        kind, category, note = meta.get("kind"), meta.get("category"), meta.get("note")
         queries.append(
-            make_query(
-                qid, text, relevant, kind=kind, category=category, note=note, categories=categories, fail=fail
+            check_query(
+                qid, _text(data, "text", fail), relevant, fields=meta, categories=categories, fail=fail
             )
         )
-    missing = sorted(set(judged) - seen)
+    missing = sorted(set(judged) - set(seen))
     if missing:
-        raise EvalSetError(
+        raise LabelledSetError(
             f"query {missing[0]!r} is judged but not in queries.jsonl; add it or remove its lines",
             source=str(qrels_path),
         )
     if not queries:
-        raise EvalSetError(f"split {split!r} judges no query", source=str(qrels_path))
-    return EvalSet(
-        corpus=tuple(by_id.values()),
-        queries=tuple(queries),
-        corpus_source=str(base / "corpus.jsonl"),
-        queries_source=str(base / "queries.jsonl"),
-        qrels_source=str(qrels_path),
-        layout=_LAYOUTS[chosen].format(split=split),
-        trec_docids="doc_id" if chosen == "document" else "evidence_key",
+        raise LabelledSetError(f"split {split!r} judges no query", source=str(qrels_path))
+    return validate_set(
+        LabelledSet(
+            corpus=tuple(by_id.values()),
+            queries=tuple(queries),
+            corpus_source=str(base / "corpus.jsonl"),
+            queries_source=str(base / "queries.jsonl"),
+            qrels_source=str(qrels_path),
+            layout=_LAYOUTS[chosen].format(split=split),
+            trec_docids="doc_id" if chosen == "document" else "evidence_key",
+            name=name or base.name,
+        )
     )
 
 
-def write_beir(eval_set: EvalSet, directory: str | os.PathLike[str], *, split: str = "test") -> Path:
-    """Write ``eval_set`` as a BEIR folder, one document per chunk with ``_id`` = its evidence key.
+def write_beir(labelled: LabelledSet, directory: str | os.PathLike[str], *, split: str = "test") -> Path:
+    """Write ``labelled`` as a BEIR folder, one document per chunk with ``_id`` = its evidence key.
 
     Read back with ``chunks="keyed"`` (or ``auto``) it is the same set. Returns the folder.
     """
@@ -253,16 +216,16 @@ def write_beir(eval_set: EvalSet, directory: str | os.PathLike[str], *, split: s
         return json.dumps(data, ensure_ascii=False) + "\n"
 
     corpus = []
-    for c in eval_set.corpus:
+    for c in labelled.corpus:
         meta = {k: v for k, v in (("category", c.category), ("sourceType", c.source_type)) if v is not None}
         corpus.append(line({"_id": c.evidence_key, "title": "", "text": c.text, "metadata": meta}))
     (base / "corpus.jsonl").write_text("".join(corpus), encoding="utf-8")
     queries = []
-    for q in eval_set.queries:
+    for q in labelled.queries:
         meta = {"kind": q.kind, "category": q.category, "note": q.note}
         queries.append(line({"_id": q.id, "text": q.query, "metadata": {k: v for k, v in meta.items() if v}}))
     (base / "queries.jsonl").write_text("".join(queries), encoding="utf-8")
     rows = ["query-id\tcorpus-id\tscore\n"]
-    rows += [f"{q.id}\t{key}\t{grade}\n" for q in eval_set.queries for key, grade in q.relevant.items()]
+    rows += [f"{q.id}\t{key}\t{grade}\n" for q in labelled.queries for key, grade in q.relevant.items()]
     (base / "qrels" / f"{split}.tsv").write_text("".join(rows), encoding="utf-8")
     return base

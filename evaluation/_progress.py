@@ -1,4 +1,5 @@
-"""The progress bar of ``evaluate``, ``calibrate`` and the benchmarks: tqdm's, on stderr.
+"""The one progress bar of ``rag-reference evaluate`` and ``calibrate``, ``rag-conformance upgrade`` and
+the benchmarks: tqdm's, on stderr.
 
 One bar per long step (ingest, queries, calibration cases). It is drawn only when stderr is a terminal:
 into a pipe or a CI log it is off, as it is with ``--no-progress``.

@@ -1,5 +1,6 @@
-"""The upgrade check's parts without an engine: the paired tests, the labelled set, the settings, and the
-comparison's account of what it could not compare (an engine without BM25 has no hybrid mode)."""
+"""The upgrade check's parts without an engine: the labelled set, the settings, and the comparison's
+account of what it could not compare (an engine without BM25 has no hybrid mode). The paired tests are
+the evaluation package's (tests/evaluation/test_stats.py)."""
 
 from __future__ import annotations
 
@@ -8,63 +9,27 @@ from pathlib import Path
 import pytest
 
 from conformance.boundary._protocol import LookupRequest
-from conformance.commands._upgrade_compare import SuiteChanges, UpgradeResult, compare
-from conformance.commands._upgrade_data import UpgradeInputError, bundled_set_dir, load_beir
-from conformance.commands._upgrade_eval import EngineEvaluation, Outcome, _Side
-from conformance.commands._upgrade_settings import load_upgrade_settings
-from conformance.commands._upgrade_stats import adjust, paired_test
 from conformance.engines import EngineUnavailableError
-
-# -- the paired tests -----------------------------------------------------------------------------------
-
-
-def test_identical_answers_have_no_difference_and_p_1() -> None:
-    test = paired_test([0.2, 0.5, 1.0, 0.0], [0.2, 0.5, 1.0, 0.0])
-    assert (test.delta, test.ci_low, test.ci_high, test.p_value, test.d_z) == (0.0, 0.0, 0.0, 1.0, None)
-
-
-def test_a_consistent_drop_is_significant_with_an_interval_below_zero() -> None:
-    old = [0.5 + 0.01 * i for i in range(30)]
-    new = [x - 0.2 + (0.02 if i % 3 else -0.02) for i, x in enumerate(old)]
-    test = paired_test(old, new)
-    assert test.p_value < 0.001
-    assert test.ci_low < test.delta < test.ci_high < 0
-    assert test.delta == pytest.approx(-0.2, abs=0.01)
-
-
-def test_noise_around_zero_is_not_significant() -> None:
-    old = [0.0, 1.0] * 10
-    new = [1.0, 0.0] * 5 + [0.0, 1.0] * 5  # five queries better, five worse, ten the same
-    test = paired_test(old, new)
-    assert test.delta == 0.0
-    assert test.p_value > 0.5
-    assert test.ci_low < 0 < test.ci_high
-
-
-def test_the_pairing_matters_a_small_gain_on_every_query_is_found_despite_wide_spread() -> None:
-    # Queries differ a lot from each other (0 to 0.95); the new engine gains 0.03 on each one. Compared
-    # unpaired, 0.03 is lost in the spread; paired, every query agrees.
-    old = [0.05 * i for i in range(20)]
-    new = [x + 0.03 for x in old]
-    test = paired_test(old, new)
-    assert test.p_value < 0.001
-    assert test.ci_low == pytest.approx(0.03)
-    assert test.ci_high == pytest.approx(0.03)
-
-
-def test_adjusted_q_values_are_never_below_the_p_values() -> None:
-    tests = adjust([paired_test([0, 1, 1, 0, 1] * 4, [1, 1, 0, 0, 0] * 4), paired_test([1.0] * 8, [0.0] * 8)])
-    assert all(t.q_value is not None and t.q_value >= t.p_value for t in tests)
-
+from conformance.upgrade import (
+    EngineEvaluation,
+    Outcome,
+    SuiteChanges,
+    UpgradeInputError,
+    UpgradeResult,
+    compare,
+    load_labelled_set,
+    load_upgrade_settings,
+)
+from conformance.upgrade._sides import _Side
 
 # -- the labelled set and the settings ------------------------------------------------------------------
 
 
 def test_the_bundled_set_reads_whole_unanswerable_queries_included() -> None:
-    labelled = load_beir(bundled_set_dir())
-    assert (len(labelled.chunks), len(labelled.queries)) == (156, 137)
+    labelled = load_labelled_set(None)
+    assert (len(labelled.corpus), len(labelled.queries)) == (156, 137)
     assert sum(1 for q in labelled.queries if not q.relevant) == 25
-    small = labelled.limited(10)
+    small = load_labelled_set(None, limit=10)
     assert len(small.queries) == 10
     assert {q.kind for q in small.queries} == {q.kind for q in labelled.queries}
 
@@ -72,8 +37,8 @@ def test_the_bundled_set_reads_whole_unanswerable_queries_included() -> None:
 def test_a_beir_folder_without_the_split_says_which_file_is_missing(tmp_path: Path) -> None:
     (tmp_path / "corpus.jsonl").write_text('{"_id": "d#0", "text": "x"}\n')
     (tmp_path / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n')
-    with pytest.raises(UpgradeInputError, match=r"qrels/dev\.tsv is missing"):
-        load_beir(tmp_path, split="dev")
+    with pytest.raises(UpgradeInputError, match=r"qrels/dev\.tsv: no qrels for split 'dev'"):
+        load_labelled_set(tmp_path, split="dev")
 
 
 def test_settings_override_defaults_and_an_unknown_key_is_an_error(tmp_path: Path) -> None:
@@ -96,7 +61,7 @@ def test_settings_override_defaults_and_an_unknown_key_is_an_error(tmp_path: Pat
 NO_BM25 = "EngineFeatureError: this engine has no BM25 full-text search, so hybrid search cannot run"
 
 
-LABELLED = load_beir(bundled_set_dir()).limited(6)
+LABELLED = load_labelled_set(None, limit=6)
 
 
 def _evaluation(engine: str, *, hybrid: str | None = None) -> EngineEvaluation:

@@ -1,0 +1,45 @@
+"""``rag-conformance upgrade``: is moving from one Milvus to another safe? The check's own folder.
+
+The orchestration is here; the evaluation's building blocks (the labelled set, the metrics, the run
+files, the paired statistics, the plots, the progress bar, the embedder) are the evaluation package's
+(:mod:`evaluation`), shared with ``rag-reference evaluate``:
+
+- ``_check``: the whole check as one call (:func:`run_upgrade`), and the TREC runs it writes;
+- ``_labelled``: the labelled set and its vectors, the evaluation package's errors as
+  :class:`UpgradeInputError`;
+- ``_settings``: the TOML settings, the lookup both engines are asked and the tolerances;
+- ``_sides``: the engines (started or reached by address) and one adapter per side, every query asked
+  on both, interleaved where they can run at once;
+- ``_suite``: the conformance suite's changes by scenario id, as the gate reads them;
+- ``_gate``: the paired comparison, the tolerances and the verdict;
+- ``_report``: ``upgrade.md``, ``upgrade.html``, ``upgrade.json`` and the plots.
+
+The command line (``conformance/commands/_upgrade.py``) runs the suite and prints the verdict.
+"""
+
+from ._check import RUNS_DIR, export_runs, run_upgrade
+from ._gate import METRICS, UpgradeResult, compare
+from ._labelled import UpgradeInputError, load_labelled_set
+from ._settings import UpgradeSettings, load_upgrade_settings
+from ._sides import MODES, EngineEvaluation, Outcome, engine_label, evaluate_engines, open_engine
+from ._suite import SuiteChanges
+
+__all__ = [
+    "METRICS",
+    "MODES",
+    "RUNS_DIR",
+    "EngineEvaluation",
+    "Outcome",
+    "SuiteChanges",
+    "UpgradeInputError",
+    "UpgradeResult",
+    "UpgradeSettings",
+    "compare",
+    "engine_label",
+    "evaluate_engines",
+    "export_runs",
+    "load_labelled_set",
+    "load_upgrade_settings",
+    "open_engine",
+    "run_upgrade",
+]

@@ -1,0 +1,104 @@
+"""The whole upgrade check as one call: input first, then the suite, the two sides, the gate, the files.
+
+Bad input (the labelled set, the settings, ``--limit``) raises before any engine starts. The suite is
+run by the caller's ``suite`` function (the command runs ``rag-conformance engines``' matrix and
+``diff`` on its reports: commands above this folder); the evaluation, the gate and every file written
+are this folder's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import evaluation
+
+from ..boundary._errors import ConformanceError
+from ..boundary._redact import register_secret, register_uri_secrets
+from ._gate import UpgradeResult, compare
+from ._labelled import UpgradeInputError, load_labelled_set, upgrade_input
+from ._report import write_reports
+from ._settings import load_upgrade_settings
+from ._sides import MODES, EngineEvaluation, engine_label, evaluate_engines
+from ._suite import SuiteChanges
+
+__all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
+
+RUNS_DIR = "runs"
+SuiteRun = Callable[[Path, IO[str]], SuiteChanges]
+
+
+def export_runs(
+    labelled: evaluation.LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path
+) -> list[Path]:
+    """``runs/``: the qrels and a TREC run per side and mode, ids checked (:func:`evaluation.write_trec`)."""
+    runs = {
+        f"{side}-{mode}.run": (f"{side}-{mode}", {o.query_id: o.ranking for o in outcomes})
+        for side, e in evaluations.items()
+        for mode, outcomes in e.outcomes.items()
+    }
+    with upgrade_input():
+        return evaluation.write_trec(out / RUNS_DIR, labelled.qrels(), runs, docid=labelled.trec_docid)
+
+
+def run_upgrade(
+    old: str,
+    new: str,
+    *,
+    adapter: str = "reference",
+    beir: str | None = None,
+    split: str = "test",
+    limit: int | None = None,
+    settings: str | None = None,
+    out: str | Path = "rqs-upgrade",
+    suite: SuiteRun | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    plots: bool = True,
+    output: IO[str] | None = None,
+) -> tuple[UpgradeResult, list[Path]]:
+    """Run the whole check; return the result and the files written. ``suite`` None: not compared."""
+    stream = output or sys.stderr
+    root = Path(out)
+    for address in (old, new):
+        register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
+    register_secret(os.environ.get("MILVUS_TOKEN"))
+    if limit is not None and limit < 1:
+        raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
+    config = load_upgrade_settings(settings)
+    labelled = load_labelled_set(beir, split=split, limit=limit)
+    changes = suite(root, stream) if suite else SuiteChanges(compared=False, why_not="skipped (--no-suite)")
+    total = len(labelled.queries) * len(MODES) * 2
+    with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
+
+        def advance(mode: str, count: int) -> None:
+            bar.set_postfix_str(mode, refresh=False)
+            bar.update(count)
+
+        try:
+            first, second, interleaved = evaluate_engines(
+                adapter, old, new, labelled, config.rag, seed=seed, progress=advance, output=stream
+            )
+        except ConformanceError as exc:
+            # Either engine may be the one that failed; the message names it. Nothing was evaluated.
+            first, second, interleaved = EngineEvaluation(old, failed=str(exc)), EngineEvaluation(new), False
+            first.not_run = dict.fromkeys(MODES, "the evaluation could not run")
+            second.not_run = dict(first.not_run)
+    result = compare(
+        labelled,
+        first,
+        second,
+        changes,
+        config,
+        adapter=adapter,
+        interleaved=interleaved,
+        old_label=engine_label(old),
+        new_label=engine_label(new),
+        seed=seed,
+    )
+    written = export_runs(labelled, {"old": first, "new": second}, root)
+    written = write_reports(result, root, plots=plots) + written
+    return result, written
