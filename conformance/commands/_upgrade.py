@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..engines import parse_engine_address
 from ._diff import diff_reports, load_report_data
 from ._engines import label, run_matrix
 from ._upgrade_compare import SuiteChanges, UpgradeResult, compare
@@ -127,6 +128,7 @@ def run_upgrade(
     root = Path(out)
     for address in (old, new):
         register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
+        parse_engine_address(address)  # a name no command takes is bad input: stop before any engine
     register_secret(os.environ.get("MILVUS_TOKEN"))
     if limit is not None and limit < 1:
         raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
