@@ -15,6 +15,7 @@ needs BM25 or hybrid search is NOT APPLICABLE with the engine's reason, and the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,26 +239,45 @@ def test_a_second_milvus_2_3_is_refused_at_once_naming_the_port(tmp_path: Path) 
 # -- the facts the kit tells programs in prepare (docs/engines.md), measured on each engine ------------
 
 
-@pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5"])
+@pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5", "container-2.3.5"])
 def test_the_engine_facts_prepare_carries_are_what_the_engine_does(engine: str, tmp_path: Path) -> None:
     from pymilvus import MilvusClient
 
-    from conformance.engines._facts import JSON_LITERAL, engine_facts
-    from tests.engine_facts import PROBED_INDEXES, measured
+    from conformance.engines._facts import ESCAPED_LITERAL, NO_UNICODE_ESCAPE_LITERAL, engine_facts
+    from tests.engine_facts import PROBED_INDEXES, REFUSED, measured
 
-    uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
-    client = MilvusClient(uri)
-    try:
-        version = client.get_server_version()
-        stated = engine_facts(version)
-        found, literals = measured(client, version=version)
-    finally:
-        client.close()
+    with contextlib.ExitStack() as stack:
+        if engine == "container-2.3.5":  # the image build-image makes, through testcontainers
+            from conformance.engines import start_engine
+            from tests.container_image import built_image
+
+            uri = stack.enter_context(start_engine(f"container:{built_image()}")).endpoint.uri
+        else:
+            uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
+        client = MilvusClient(uri)
+        try:
+            version = client.get_server_version()
+            stated = engine_facts(version)
+            found, literals = measured(client, version=version)
+        finally:
+            client.close()
     assert stated.engine != "unknown", version
     for fact in ("hybrid_search", "bm25", "bm25_scores", "filter_templates", "nullable_fields"):
         assert getattr(found, fact) == getattr(stated, fact), (fact, version)
     assert set(found.index_types) == set(stated.index_types) & set(PROBED_INDEXES), version
-    # The recipe for category literals: a JSON string finds each category's own chunk, or (where the
-    # engine does not read \n) every category but the one holding a newline.
-    newline = [3] if stated.filter_literals == JSON_LITERAL else []
-    assert literals == {"quotes": [1], "backslash": [2], "newline": newline}, version
+    # The recipe for category literals (json.dumps(c, ensure_ascii=False)) finds each category's own
+    # chunk, or (where the engine does not read \n) every category but the one holding a newline; the
+    # \uXXXX forms of json.dumps's and Gson's defaults are refused, match nothing, or work, as stated.
+    newline = [] if stated.filter_literals == ESCAPED_LITERAL else [3]
+    escaped = {NO_UNICODE_ESCAPE_LITERAL: (REFUSED, REFUSED), ESCAPED_LITERAL: ([], [])}.get(
+        stated.filter_literals, ([4], [5])
+    )
+    assert literals == {
+        "quotes": [1],
+        "backslash": [2],
+        "newline": newline,
+        "non_ascii": [4],
+        "html": [5],
+        "escaped_non_ascii": escaped[0],
+        "escaped_html": escaped[1],
+    }, version
