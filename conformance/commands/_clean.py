@@ -1,9 +1,10 @@
-"""``rag-conformance clean``: what killed kit runs left behind, in Docker and on an engine.
+"""``rag-conformance clean``: what killed kit runs left behind, in Docker or on an engine.
 
-- Containers: every container the kit starts carries its labels (:mod:`conformance.engines._container_sweep`).
-  Those whose owner process is gone from this machine are removed; those of a run still going are
-  listed and left alone; those started from another machine are removed only with ``--yes``.
-  Containers without the kit's label are never touched, nor listed.
+- Containers (without ``--milvus``): every container the kit starts carries its labels
+  (:mod:`conformance.engines._container_sweep`). Those whose owner process is gone from this machine
+  are removed; those of a run still going are listed and left alone; those started from another
+  machine are removed only with ``--yes``. Containers without the kit's label are never touched, nor
+  listed.
 - Collections (with ``--milvus``): only names of the kit's own pattern (``rqs_<run id>_...``,
   :mod:`conformance.engines._sweep`) are ever touched; everything else on the engine is not even
   listed. A run in progress on the same engine looks like a leftover, so nothing is dropped without
@@ -21,23 +22,21 @@ __all__ = ["clean"]
 
 
 def clean(milvus: str | None, *, yes: bool = False, prefix: str | None = None) -> int:
-    """Remove the containers of kit runs that are gone; list the kit's leftovers on ``milvus`` (if given)
-    and drop them when ``yes``. The exit code: 0, or 2 when the engine cannot be reached or a removal
-    failed."""
-    code = _clean_containers(yes=yes, prefix=prefix, quiet_without_docker=milvus is not None)
+    """Without ``milvus``: remove the containers of kit runs that are gone. With it: list the kit's
+    leftover collections on ``milvus`` and drop them when ``yes``. The exit code: 0, or 2 when the
+    engine cannot be reached or a removal failed."""
     if milvus is None:
-        return code
-    return max(code, _clean_collections(milvus, yes=yes, prefix=prefix))
+        return _clean_containers(yes=yes, prefix=prefix)
+    return _clean_collections(milvus, yes=yes, prefix=prefix)
 
 
-def _clean_containers(*, yes: bool, prefix: str | None, quiet_without_docker: bool) -> int:
+def _clean_containers(*, yes: bool, prefix: str | None) -> int:
     from ..engines._container import docker_unavailable_reason
     from ..engines._container_sweep import kit_containers, remove_containers
 
     reason = docker_unavailable_reason()
     if reason is not None:
-        if not quiet_without_docker:
-            print(f"no kit containers checked: {reason}")
+        print(f"no kit containers checked: {reason} (for an engine's collections, pass --milvus)")
         return 0
     import docker
 

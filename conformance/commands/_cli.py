@@ -287,13 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     clean = sub.add_parser(
         "clean",
-        help="remove the containers of kit runs that are gone; with --milvus, list the collections "
-        "killed runs left on an engine (rqs_<run id>_... only), --yes drops them",
+        help="remove the containers of kit runs that are gone; with --milvus, list instead the "
+        "collections killed runs left on an engine (rqs_<run id>_... only), --yes drops them",
     )
     clean.add_argument(
         "--milvus",
         default=None,
-        help="also list the kit's collections on this engine (a uri: or a lite:<dir> one holds them): "
+        help="list the kit's collections on this engine instead (a uri: or a lite:<dir> one holds them): "
         f"{ENGINE_HELP}",
     )
     clean.add_argument(
