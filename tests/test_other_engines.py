@@ -11,12 +11,18 @@ checked from first principles in tests/reference/store/test_store.py).
 The kit on the other engines: every engine check, and the reference on a dense and a hybrid question of
 each kind (search, lookup, a scenario outline with both modes): nothing is ERRORED anywhere; on 2.3.5 what
 needs BM25 or hybrid search is NOT APPLICABLE with the engine's reason, and the dense questions pass.
+
+`rag-conformance run --milvus <name>` on each of them, by the names every command takes; and the facts
+the kit tells programs in prepare, measured on each engine, the 2.3.5 container of the image
+`rag-conformance build-image` makes included (skipped, with the reason, where Docker cannot be had).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +35,24 @@ from reference.store._schema import ABSENT
 from reference.store._store import MilvusKnowledgeStore
 from tests.local_engines import local_engine_uri
 from tests.reference.store.test_store import CORPUS, DIM, ODD_CATEGORY, QUERY_TEXT, QUERY_VECTOR, K
+
+# -- first, before this module starts its own servers: the engines by name, as every command takes them --
+
+
+@pytest.mark.parametrize(
+    ("name", "version"), [("milvus-2.3.5", "v2.3.5"), ("lite-2.5.1", "milvus_lite-2.5.1")]
+)
+def test_run_takes_each_local_engine_by_its_name(name: str, version: str, tmp_path: Path) -> None:
+    # First in the module on purpose: `--milvus milvus-2.3.5` starts a server of its own, and only one
+    # 2.3.5 runs on a machine at a time (the module's starts later, once this one has stopped).
+    command = [sys.executable, "-m", "conformance.commands._cli", "run", "--milvus", name]
+    command += ["-k", "dense-mode-labels-hits-as-dense", "--report", str(tmp_path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    milvus = json.loads((tmp_path / "report.json").read_text())["environment"]["milvus"]
+    assert milvus["backend"] == name
+    assert milvus["version"].startswith(version)
+
 
 # -- the reference store on each engine -----------------------------------------------------------------
 
