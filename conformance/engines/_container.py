@@ -66,8 +66,9 @@ def _what_to_do(image: str) -> str:
     )
 
 
-def _ensure_image(client: Any, image: str, budget: float) -> None:
-    """The image is on the machine, or pulled now; :class:`EngineUnavailableError` saying what to do."""
+def _ensure_image(client: Any, image: str) -> None:
+    """The image is on the machine, or pulled now (the client's timeout bounds each call of the pull);
+    :class:`EngineUnavailableError` saying what to do."""
     import docker.errors
 
     try:
@@ -78,10 +79,11 @@ def _ensure_image(client: Any, image: str, budget: float) -> None:
     try:
         client.images.pull(image)
     except Exception as exc:  # no registry, no such image, no network: all mean "not here"
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        # Docker's own explanation ("... no such host"), not the HTTP request that carried it
+        detail = str(getattr(exc, "explanation", None) or exc).splitlines()[0] or type(exc).__name__
         raise EngineUnavailableError(
-            f"the container image {image} is not on this machine and could not be pulled within "
-            f"{budget:g} s ({detail}); {_what_to_do(image)}"
+            f"the container image {image} is not on this machine and could not be pulled ({detail}); "
+            f"{_what_to_do(image)}"
         ) from None
 
 
@@ -126,7 +128,7 @@ def start_container(*, image: str | None, prefix: str, startup_timeout: float = 
     client = docker.from_env(timeout=max(5, round(startup_timeout)))
     container = None
     try:
-        _ensure_image(client, image, startup_timeout)
+        _ensure_image(client, image)
         _configure_ryuk(client)
         container = MilvusContainer(image).with_kwargs(labels=owner_labels(prefix))
         left = max(1, round(startup_timeout - (time.monotonic() - started)))
