@@ -19,7 +19,7 @@ import pytest
 from .reporting._options import RunOptions, add_pytest_options
 from .reporting._outcomes import OutcomeCollector
 from .reporting._writing import REPORT_FILES, output_dir_problem
-from .scenarios import PLUGIN_MODULES
+from .scenarios import ENGINE_HELP, PLUGIN_MODULES
 from .scenarios._bdd_step_cache import install as install_step_lookup_cache
 from .scenarios._engine_watch import EngineWatch
 from .scenarios._interrupts import InterruptGuard
@@ -44,7 +44,9 @@ FLAG_MARKERS = {
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     # Every option is a field of RunOptions: its help, flag and type are written there, once.
-    add_pytest_options(parser.getgroup(GROUP, "rag-retrieval-quality-score conformance kit"))
+    add_pytest_options(
+        parser.getgroup(GROUP, "rag-retrieval-quality-score conformance kit"), engines=ENGINE_HELP
+    )
 
 
 def pytest_load_initial_conftests(

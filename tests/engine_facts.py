@@ -13,10 +13,23 @@ from typing import Any
 
 from conformance.boundary._protocol import EngineFacts
 
-__all__ = ["literal_matches", "measured"]
+__all__ = ["CATEGORIES", "ESCAPED_FORMS", "REFUSED", "literal_matches", "measured"]
 
 PROBED_INDEXES = ("FLAT", "IVF_FLAT", "IVF_SQ8", "IVF_PQ", "HNSW", "SCANN", "DISKANN", "AUTOINDEX")
-CATEGORIES = {"quotes": 'O\'Reilly "Media"', "backslash": "C:\\shares\\kb", "newline": "line one\nline two"}
+CATEGORIES = {
+    "quotes": 'O\'Reilly "Media"',
+    "backslash": "C:\\shares\\kb",
+    "newline": "line one\nline two",
+    "non_ascii": "产品文档",  # the kit's knowledge base draws such categories
+    "html": "<a>&b='c'=d",
+}
+ESCAPED_FORMS = {
+    # What two clients' defaults write: Python's json.dumps escapes non-ASCII as \uXXXX, and Gson's
+    # default HTML escaping writes < > & = ' as \u003c and the like (measured with Gson 2.10 here).
+    "non_ascii": json.dumps(CATEGORIES["non_ascii"]),
+    "html": '"' + "".join(f"\\u{ord(ch):04x}" if ch in "<>&='" else ch for ch in CATEGORIES["html"]) + '"',
+}
+REFUSED = "refused"
 _PARAMS = {
     "HNSW": {"M": 8, "efConstruction": 64},
     "IVF_FLAT": {"nlist": 4},
@@ -91,9 +104,11 @@ def literal_matches(client: Any, name: str, literal: str) -> list[int]:
     return [h.get("id", h.get("pk")) for h in hits[0]]
 
 
-def measured(client: Any, *, version: str) -> tuple[EngineFacts, dict[str, list[int]]]:
-    """What the engine behind ``client`` does, as facts, and which pks a JSON-string literal of each
-    kind of category (:data:`CATEGORIES`) finds (its own pk, 1 to 3, when the literal works)."""
+def measured(client: Any, *, version: str) -> tuple[EngineFacts, dict[str, list[int] | str]]:
+    """What the engine behind ``client`` does, as facts, and which pks a literal of each kind of category
+    finds (its own pk, 1 to 5, when the literal works; :data:`REFUSED` when the engine refuses the
+    filter): each kind (:data:`CATEGORIES`) written by ``json.dumps(c, ensure_ascii=False)``, and
+    ``escaped_<kind>`` for the ``\\uXXXX`` forms other clients' defaults write (:data:`ESCAPED_FORMS`)."""
     probe = _Probe(client)
     try:
         indexes = tuple(i for i in PROBED_INDEXES if _works(lambda i=i: probe.create(index=i)))
@@ -130,12 +145,14 @@ def measured(client: Any, *, version: str) -> tuple[EngineFacts, dict[str, list[
                 timeout=5,
             )
         )
-        found = {}
-        for kind, category in CATEGORIES.items():
+        literals = {kind: json.dumps(c, ensure_ascii=False) for kind, c in CATEGORIES.items()}
+        literals |= {f"escaped_{kind}": literal for kind, literal in ESCAPED_FORMS.items()}
+        found: dict[str, list[int] | str] = {}
+        for kind, literal in literals.items():
             try:
-                found[kind] = literal_matches(client, plain, json.dumps(category))
+                found[kind] = literal_matches(client, plain, literal)
             except Exception:
-                found[kind] = []
+                found[kind] = REFUSED
         facts = EngineFacts(
             version=version,
             engine="measured",

@@ -11,11 +11,18 @@ checked from first principles in tests/reference/store/test_store.py).
 The kit on the other engines: every engine check, and the reference on a dense and a hybrid question of
 each kind (search, lookup, a scenario outline with both modes): nothing is ERRORED anywhere; on 2.3.5 what
 needs BM25 or hybrid search is NOT APPLICABLE with the engine's reason, and the dense questions pass.
+
+`rag-conformance run --milvus <name>` on each of them, by the names every command takes; and the facts
+the kit tells programs in prepare, measured on each engine, the 2.3.5 container of the image
+`rag-conformance build-image` makes included (skipped, with the reason, where Docker cannot be had).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +35,24 @@ from reference.store._schema import ABSENT
 from reference.store._store import MilvusKnowledgeStore
 from tests.local_engines import local_engine_uri
 from tests.reference.store.test_store import CORPUS, DIM, ODD_CATEGORY, QUERY_TEXT, QUERY_VECTOR, K
+
+# -- first, before this module starts its own servers: the engines by name, as every command takes them --
+
+
+@pytest.mark.parametrize(
+    ("name", "version"), [("milvus-2.3.5", "v2.3.5"), ("lite-2.5.1", "milvus_lite-2.5.1")]
+)
+def test_run_takes_each_local_engine_by_its_name(name: str, version: str, tmp_path: Path) -> None:
+    # First in the module on purpose: `--milvus milvus-2.3.5` starts a server of its own, and only one
+    # 2.3.5 runs on a machine at a time (the module's starts later, once this one has stopped).
+    command = [sys.executable, "-m", "conformance.commands._cli", "run", "--milvus", name]
+    command += ["-k", "dense-mode-labels-hits-as-dense", "--report", str(tmp_path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    milvus = json.loads((tmp_path / "report.json").read_text())["environment"]["milvus"]
+    assert milvus["backend"] == name
+    assert milvus["version"].startswith(version)
+
 
 # -- the reference store on each engine -----------------------------------------------------------------
 
@@ -238,26 +263,45 @@ def test_a_second_milvus_2_3_is_refused_at_once_naming_the_port(tmp_path: Path) 
 # -- the facts the kit tells programs in prepare (docs/engines.md), measured on each engine ------------
 
 
-@pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5"])
+@pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5", "container-2.3.5"])
 def test_the_engine_facts_prepare_carries_are_what_the_engine_does(engine: str, tmp_path: Path) -> None:
     from pymilvus import MilvusClient
 
-    from conformance.engines._facts import JSON_LITERAL, engine_facts
-    from tests.engine_facts import PROBED_INDEXES, measured
+    from conformance.engines._facts import ESCAPED_LITERAL, NO_UNICODE_ESCAPE_LITERAL, engine_facts
+    from tests.engine_facts import PROBED_INDEXES, REFUSED, measured
 
-    uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
-    client = MilvusClient(uri)
-    try:
-        version = client.get_server_version()
-        stated = engine_facts(version)
-        found, literals = measured(client, version=version)
-    finally:
-        client.close()
+    with contextlib.ExitStack() as stack:
+        if engine == "container-2.3.5":  # the image build-image makes, through testcontainers
+            from conformance.engines import start_engine
+            from tests.container_image import built_image
+
+            uri = stack.enter_context(start_engine(f"container:{built_image()}")).endpoint.uri
+        else:
+            uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
+        client = MilvusClient(uri)
+        try:
+            version = client.get_server_version()
+            stated = engine_facts(version)
+            found, literals = measured(client, version=version)
+        finally:
+            client.close()
     assert stated.engine != "unknown", version
     for fact in ("hybrid_search", "bm25", "bm25_scores", "filter_templates", "nullable_fields"):
         assert getattr(found, fact) == getattr(stated, fact), (fact, version)
     assert set(found.index_types) == set(stated.index_types) & set(PROBED_INDEXES), version
-    # The recipe for category literals: a JSON string finds each category's own chunk, or (where the
-    # engine does not read \n) every category but the one holding a newline.
-    newline = [3] if stated.filter_literals == JSON_LITERAL else []
-    assert literals == {"quotes": [1], "backslash": [2], "newline": newline}, version
+    # The recipe for category literals (json.dumps(c, ensure_ascii=False)) finds each category's own
+    # chunk, or (where the engine does not read \n) every category but the one holding a newline; the
+    # \uXXXX forms of json.dumps's and Gson's defaults are refused, match nothing, or work, as stated.
+    newline = [] if stated.filter_literals == ESCAPED_LITERAL else [3]
+    escaped = {NO_UNICODE_ESCAPE_LITERAL: (REFUSED, REFUSED), ESCAPED_LITERAL: ([], [])}.get(
+        stated.filter_literals, ([4], [5])
+    )
+    assert literals == {
+        "quotes": [1],
+        "backslash": [2],
+        "newline": newline,
+        "non_ascii": [4],
+        "html": [5],
+        "escaped_non_ascii": escaped[0],
+        "escaped_html": escaped[1],
+    }, version

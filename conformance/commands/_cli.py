@@ -95,6 +95,19 @@ def _clean(args: argparse.Namespace) -> int:
     return clean(args.milvus, yes=args.yes, prefix=args.prefix)
 
 
+def _build_image(args: argparse.Namespace) -> int:
+    from ..boundary._errors import ConformanceError
+    from ..engines._image import build_image
+
+    try:
+        built = build_image(args.engine, base=args.base, tag=args.tag)
+    except ConformanceError as exc:
+        print(f"rag-conformance build-image: {exc}", file=sys.stderr)
+        return 2
+    print(built.tag)
+    return 0
+
+
 def _coverage(args: argparse.Namespace) -> int:
     from ._coverage import coverage_main
 
@@ -200,6 +213,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..engines._address import ENGINE_HELP  # the one engine vocabulary; starts nothing
+    from ..engines._local import LOCAL_ENGINES
     from ..reporting._options import (  # pydantic, no pytest plugin: cheap
         PROFILES,
         add_cli_options,
@@ -226,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # The run's options are RunOptions' fields (their flags and help written there); pytest's own follow.
-    add_cli_options(run)
+    add_cli_options(run, engines=ENGINE_HELP)
     run.add_argument(
         "-k",
         dest="select",
@@ -268,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--adapter-timeout", type=seconds_above_zero, default=30.0, help="seconds per call (30)"
     )
     smoke.add_argument(
-        "--milvus", default="lite", help="engine for search/lookup: lite (default) | uri:<uri>"
+        "--milvus", default="lite", help=f"engine for search/lookup (default lite): {ENGINE_HELP}"
     )
     smoke.set_defaults(func=_smoke)
 
@@ -286,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selftest.add_argument("--matrix", default=None, help="matrix file (default: matrix.toml in that package)")
     selftest.add_argument(
-        "--milvus", default="lite", help="one engine for all runs: lite (default) | uri:<uri>"
+        "--milvus", default="lite", help=f"one engine for all runs (default lite): {ENGINE_HELP}"
     )
     selftest.add_argument(
         "--seed", type=seed_value, default=None, help="Hypothesis seed of every run (default: random)"
@@ -312,8 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         action="append",
         default=None,
-        help="local (the default: lite, lite-2.5.1, milvus-2.3.5) | lite | lite-2.5.1 | milvus-2.3.5 | "
-        "uri:<uri> | container[:image]; repeatable",
+        help=f"local (the default: lite and {', '.join(LOCAL_ENGINES)}) | {ENGINE_HELP}; repeatable",
     )
     engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
@@ -321,10 +335,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     clean = sub.add_parser(
         "clean",
-        help="list the collections killed kit runs left on an engine (rqs_<run id>_... only); --yes drops",
+        help="remove the containers of kit runs that are gone; with --milvus, list instead the "
+        "collections killed runs left on an engine (rqs_<run id>_... only), --yes drops them",
     )
     clean.add_argument(
-        "--milvus", required=True, help="the engine: uri:<uri>, uri (MILVUS_URI) or lite:<dir>"
+        "--milvus",
+        default=None,
+        help="list the kit's collections on this engine instead (a uri: or a lite:<dir> one holds them): "
+        f"{ENGINE_HELP}",
     )
     clean.add_argument(
         "--yes", action="store_true", help="drop them (a run still in progress would lose its)"
@@ -333,6 +351,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--prefix", default=None, help="only the collections of this run prefix (rqs_<run id>_)"
     )
     clean.set_defaults(func=_clean)
+
+    image = sub.add_parser(
+        "build-image",
+        help="build a real Milvus server image here, from the project's files (no registry needed)",
+        description="Build the image `--milvus container:<image>` runs: Milvus 2.3.5 standalone (the "
+        "PyPI package milvus) on a Debian root file system made with debootstrap, behind "
+        "testcontainers' MilvusContainer contract. Cached: rebuilt only when its inputs change. Prints "
+        "the image's name. Exit 0 built or up to date, 2 it could not be built (why, and what to do).",
+    )
+    image.add_argument("--engine", default="milvus-2.3.5", choices=("milvus-2.3.5",), help="the server")
+    image.add_argument(
+        "--base", default=None, help="build on this image (python3 and python3-venv) instead of debootstrap"
+    )
+    image.add_argument("--tag", default=None, help="the image's name (default rag-conformance/milvus:2.3.5)")
+    image.set_defaults(func=_build_image)
 
     diff = sub.add_parser("diff", help="compare two reports by scenario id; exit 1 if something newly fails")
     diff.add_argument("old", help="the earlier report.json (or its directory)")
@@ -358,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..engines._address import ENGINE_HELP
     from ..reporting._options import command_line, seed_value
 
     upgrade = sub.add_parser(
@@ -368,11 +402,12 @@ def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed); "
         "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input)",
     )
-    engines = "lite | lite-2.5.1 | milvus-2.3.5 | uri:<uri> | container[:image]"
     upgrade.add_argument(
-        "--from", dest="old", required=True, metavar="ENGINE", help=f"today's engine: {engines}"
+        "--from", dest="old", required=True, metavar="ENGINE", help=f"today's engine: {ENGINE_HELP}"
     )
-    upgrade.add_argument("--to", dest="new", required=True, metavar="ENGINE", help="the candidate engine")
+    upgrade.add_argument(
+        "--to", dest="new", required=True, metavar="ENGINE", help="the candidate engine, named as --from"
+    )
     target = upgrade.add_mutually_exclusive_group()
     target.add_argument("--adapter", default=None, help="the implementation (default: reference)")
     target.add_argument(

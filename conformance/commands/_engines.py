@@ -119,9 +119,8 @@ def run_matrix(
 def _run_engine(
     column: EngineColumn, directory: Path, adapter: str, out: IO[str], select: str | None = None
 ) -> None:
-    local = LOCAL_ENGINES.get(column.engine)
-    if local is None:
-        backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
+    backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
+    if backend.kind != "local":
         if backend.kind == "uri":
             # An unreachable server would error every scenario; say once, in the column, why instead.
             with start_engine(column.engine, startup_timeout=10.0) as engine:
@@ -129,6 +128,7 @@ def _run_engine(
         column.milvus = column.engine
         _run_suite(column, directory, adapter, select)
         return
+    local = LOCAL_ENGINES[str(backend.target)]
     venv = ensure_venv(local, output=None)  # pip's progress goes to the terminal
     server = LocalServer(local, venv)
     try:

@@ -94,8 +94,9 @@ def run_conformance(
 ) -> RunOutcome:
     """Run every scenario of the kit against ``adapter`` and return the outcome.
 
-    ``adapter`` is ``reference``, an entry-point name or ``module:attr``; ``milvus`` is ``lite``,
-    ``uri:<uri>`` or ``container[:image]``; ``select`` is a pytest ``-k`` expression.
+    ``adapter`` is ``reference``, an entry-point name or ``module:attr``; ``milvus`` is any engine
+    name of ``conformance.engines``' one vocabulary (``lite``, ``lite-2.5.1``, ``milvus-2.3.5``,
+    ``uri:<uri>``, ``container[:image]``...); ``select`` is a pytest ``-k`` expression.
     ``adapter`` may also be ``cmd:<command line>``, a program speaking the stdio protocol; then
     ``adapter_timeout`` bounds each call (seconds) and ``validate`` checks every message strictly.
     ``checks`` is ``implementation`` (the spec's scenarios), ``engine`` (Milvus behaviour) or ``all``.

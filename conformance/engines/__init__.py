@@ -1,9 +1,12 @@
 """Everything of the kit that starts, reaches, proxies, records or describes a Milvus engine.
 
 - starting or reaching one: :func:`start_engine` (``_start``) over the ``lite`` (``_lite``,
-  ``_lite_child``), ``uri`` (``_uri``) and ``container`` (``_container``, testcontainers) backends
-  (named by an :class:`EngineAddress`, ``_address``), each an :class:`Engine` with a per-run collection
-  prefix (``_engine``);
+  ``_lite_child``), local (``_local``), ``uri`` (``_uri``) and ``container`` (``_container``,
+  testcontainers) backends, named in the kit's one engine vocabulary (an :class:`EngineAddress`,
+  ``_address``, with its help text), each an :class:`Engine` with a per-run collection prefix
+  (``_engine``);
+- the kit's containers: their labels, and those a killed run left behind (``_container_sweep``); a
+  real Milvus server image built here, from ``images/`` (``_image``, ``rag-conformance build-image``);
 - the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
   whole suite on each of them is a command (:mod:`conformance.commands._engines`);
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``);

@@ -1,6 +1,9 @@
-"""Parse the ``--rqs-milvus`` engine address into a small value object.
+"""The kit's one engine vocabulary: every subcommand and the pytest option name engines this way.
 
-Kept free of pymilvus and testcontainers so the pytest plugin can validate the option cheaply.
+:func:`parse_engine_address` turns ``lite``, ``lite:<dir>``, ``lite-2.5.1``, ``milvus-2.3.5``, ``uri``,
+``uri:<uri>``, ``container`` or ``container:<image>`` into a small value object, and :data:`ENGINE_HELP`
+is the one help text that lists them. Kept free of pymilvus and testcontainers so the pytest plugin can
+validate the option cheaply.
 """
 
 from __future__ import annotations
@@ -10,33 +13,52 @@ from typing import Literal
 
 from ..boundary._errors import EngineError
 from ..boundary._redact import redact_uri
+from ._local import LOCAL_ENGINES
 
-__all__ = ["DEFAULT_MILVUS_IMAGE", "EngineAddress", "parse_engine_address", "validate_image"]
+__all__ = [
+    "DEFAULT_MILVUS_IMAGE",
+    "ENGINE_HELP",
+    "EngineAddress",
+    "parse_engine_address",
+    "validate_image",
+]
 
 # A real 2.5 release: BM25 full-text search and hybrid search exist since 2.5.0. Pinned because the
 # testcontainers default (``latest``) would change what the kit measures without anyone noticing.
 DEFAULT_MILVUS_IMAGE = "milvusdb/milvus:v2.5.16"
 
-BackendKind = Literal["lite", "uri", "container"]
+BackendKind = Literal["lite", "local", "uri", "container"]
 
 VALID_FORMS = (
     "lite",
     "lite:<data dir>",
+    *LOCAL_ENGINES,
     "uri (reads MILVUS_URI, MILVUS_TOKEN, MILVUS_DB)",
     "uri:<uri>",
     "container",
     "container:<image>:<tag>",
 )
+ENGINE_HELP = (
+    "lite (Milvus Lite 3.x of this venv) | lite:<data dir> | "
+    + " | ".join(LOCAL_ENGINES)
+    + " (installed once into the engine cache, run on loopback) | uri:<uri> | uri (MILVUS_URI, "
+    "MILVUS_TOKEN, MILVUS_DB) | container[:<image>:<tag>] (Docker, testcontainers; default "
+    f"{DEFAULT_MILVUS_IMAGE}, or the image `rag-conformance build-image` makes)"
+)
+"""Every engine name the kit takes, in one line: each command's and the pytest option's help."""
 
 
 @dataclass(frozen=True, slots=True)
 class EngineAddress:
-    """Which backend to use and its one argument (data dir, URI or image); ``None`` means the default."""
+    """Which backend to use and its one argument (data dir, local engine name, URI or image); ``None``
+    means the default. A ``local`` engine's target is its name (``lite-2.5.1``, ``milvus-2.3.5``)."""
 
     kind: BackendKind
     target: str | None = None
 
     def __str__(self) -> str:  # printed in messages: never with credentials
+        if self.kind == "local" and self.target is not None:
+            return self.target
         return self.kind if self.target is None else f"{self.kind}:{redact_uri(self.target)}"
 
 
@@ -65,7 +87,8 @@ def validate_image(image: str) -> str:
 
 
 def parse_engine_address(address: str | EngineAddress) -> EngineAddress:
-    """Parse ``lite``, ``lite:<dir>``, ``uri``, ``uri:<uri>``, ``container`` or ``container:<image>``.
+    """Parse ``lite``, ``lite:<dir>``, a local engine's name (``lite-2.5.1``, ``milvus-2.3.5``), ``uri``,
+    ``uri:<uri>``, ``container`` or ``container:<image>``.
 
     Raises :class:`EngineError` listing the valid forms when ``address`` matches none of them.
     """
@@ -74,6 +97,8 @@ def parse_engine_address(address: str | EngineAddress) -> EngineAddress:
     if not isinstance(address, str):
         raise _invalid(address, f"expected a string, got {type(address).__name__}")
     text = address.strip()
+    if text in LOCAL_ENGINES:
+        return EngineAddress("local", text)
     kind, sep, target = text.partition(":")
     shown = f"uri:{redact_uri(target)}" if kind == "uri" and sep else address  # never echo credentials
     if kind not in ("lite", "uri", "container"):

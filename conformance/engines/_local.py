@@ -167,15 +167,16 @@ class LocalServer:
         self.version = ""
         self.direct = direct and spec.name == "lite-2.5.1"
 
-    def wait_ready(self) -> str:
-        """Block until the server answers ``GetVersion``; return that version.
+    def wait_ready(self, timeout: float | None = None) -> str:
+        """Block until the server answers ``GetVersion`` (within ``timeout`` seconds, by default the
+        engine's own startup budget); return that version.
 
         A ``direct`` Lite 2.5.1 has no ``GetVersion``: it is ready when it lists its collections, and
         its version is the installed package's, ``milvus_lite-2.5.1``.
         """
         from pymilvus import MilvusClient  # lazy: importing the kit stays cheap
 
-        budget = stretched(self.spec.startup_seconds)
+        budget = stretched(self.spec.startup_seconds) if timeout is None else timeout
         deadline = time.monotonic() + budget
         last = "nothing listening yet"
         while time.monotonic() < deadline:
@@ -231,13 +232,19 @@ class LocalServer:
 
 
 def start_local_engine(
-    name: str, *, prefix: str | None = None, direct: bool = False, output: IO[str] | None = None
+    name: str,
+    *,
+    prefix: str | None = None,
+    direct: bool = False,
+    output: IO[str] | None = None,
+    startup_timeout: float | None = None,
 ) -> Engine:
     """Install (once) and start local engine ``name`` as an :class:`Engine` the kit can use.
 
     ``direct`` (Lite 2.5.1 only) connects to the binary itself, without the forwarder that answers
     ``GetVersion``: for measurements, where the forwarder's hop would count as the engine's time.
-    Closing the engine stops the server and removes its data.
+    Closing the engine stops the server and removes its data. ``startup_timeout`` bounds the wait for
+    its first answer (default: the engine's own budget); the install before it is not bounded.
     """
     spec = LOCAL_ENGINES.get(name)
     if spec is None:
@@ -245,7 +252,7 @@ def start_local_engine(
     started = time.monotonic()
     server = LocalServer(spec, ensure_venv(spec, output=output), direct=direct)
     try:
-        version = server.wait_ready()
+        version = server.wait_ready(startup_timeout)
         endpoint = MilvusEndpoint(uri=server.uri, collection_prefix=prefix or make_prefix())
         return Engine(
             backend=name,

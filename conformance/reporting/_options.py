@@ -163,7 +163,9 @@ class RunOptions(BaseModel):
     )
     milvus: str = Field(
         "lite",
-        json_schema_extra=_option("the engine address: lite (default) | uri:<uri> | container[:image]"),
+        # The names are the engines layer's (its ENGINE_HELP, filled in by whoever adds the options):
+        # one vocabulary, listed once, for the command line and pytest alike.
+        json_schema_extra=_option("the engine (default lite): {engines}"),
     )
     report: str | None = Field(
         None,
@@ -307,11 +309,11 @@ def _cli(name: str) -> bool:
     return bool(_facts(name)["cli"])
 
 
-def _add(add: Any, name: str, flag: str, *, cli: bool) -> None:
+def _add(add: Any, name: str, flag: str, *, cli: bool, engines: str) -> None:
     """One option, its action, type and choices read off the field's annotation."""
     field = RunOptions.model_fields[name]
     facts = _facts(name)
-    kwargs: dict[str, Any] = {"help": facts["help"], "default": field.default}
+    kwargs: dict[str, Any] = {"help": facts["help"].replace("{engines}", engines), "default": field.default}
     kwargs["dest"] = name if cli else _dest(name)
     if facts["metavar"]:
         kwargs["metavar"] = facts["metavar"]
@@ -331,19 +333,21 @@ def _add(add: Any, name: str, flag: str, *, cli: bool) -> None:
     add(flag, **kwargs)
 
 
-def add_pytest_options(group: Any) -> None:
-    """Register every option as ``--rqs-<flag>`` in pytest's option ``group``."""
+def add_pytest_options(group: Any, *, engines: str) -> None:
+    """Register every option as ``--rqs-<flag>`` in pytest's option ``group``; ``engines`` is the help
+    text listing the engine names (``conformance.engines``' ``ENGINE_HELP``)."""
     for name in RunOptions.model_fields:
-        _add(group.addoption, name, PYTEST_PREFIX + _flag(name), cli=False)
+        _add(group.addoption, name, PYTEST_PREFIX + _flag(name), cli=False, engines=engines)
 
 
-def add_cli_options(parser: argparse.ArgumentParser) -> None:
+def add_cli_options(parser: argparse.ArgumentParser, *, engines: str) -> None:
     """Add the options ``rag-conformance run`` has (``--<flag>``): the adapter and its command exclude
-    each other, and the report directory defaults to ``rqs-report``."""
+    each other, and the report directory defaults to ``rqs-report``; ``engines`` as for
+    :func:`add_pytest_options`."""
     target = parser.add_mutually_exclusive_group()
     for name in RunOptions.model_fields:
         if not _cli(name):
             continue
         add = target.add_argument if name in ("adapter", "adapter_cmd") else parser.add_argument
-        _add(add, name, "--" + _flag(name), cli=True)
+        _add(add, name, "--" + _flag(name), cli=True, engines=engines)
     parser.set_defaults(report="rqs-report")

@@ -14,12 +14,14 @@
 - ``_bdd_step_cache``: a speed patch of pytest-bdd: its step lookup cached, for the kit's own suite only.
 - ``_suite/``: the kit's pytest suite (one module binding every feature file) and its ``pytest.ini``.
 
-Registered by :mod:`conformance.plugin`; the plugin itself only names what to register.
+Registered by :mod:`conformance.plugin`; the plugin itself only names what to register (and takes the
+engine names its ``--rqs-milvus`` help lists from here: the engines layer's ``ENGINE_HELP``).
 """
 
+from ..engines._address import ENGINE_HELP
 from .steps import STEP_MODULES
 
-__all__ = ["PLUGIN_MODULES"]
+__all__ = ["ENGINE_HELP", "PLUGIN_MODULES"]
 
 PLUGIN_MODULES: tuple[str, ...] = (*STEP_MODULES, "conformance.scenarios._fixtures")
 """Every module the plugin registers: the step definitions, then the fixtures."""

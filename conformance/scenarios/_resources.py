@@ -231,8 +231,9 @@ def _engine_problem(milvus: str, exc: BaseException) -> tuple[str, str, str]:
     return (
         f"Milvus ({redact(milvus)}) could not be started or reached",
         _detail(exc),
-        "check the engine address (--milvus, or --rqs-milvus in pytest): lite, uri:<uri> or "
-        "container[:image]; for a uri, that the server is up and reachable from here",
+        "check the engine address (--milvus, or --rqs-milvus in pytest; `rag-conformance run --help` "
+        "lists every name); for a uri, that the server is up and reachable from here; for a container, "
+        "what the message above says",
     )
 
 

@@ -18,6 +18,7 @@ import evaluation
 
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import register_secret, register_uri_secrets
+from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
 from ._labelled import UpgradeInputError, load_labelled_set, upgrade_input
 from ._report import write_reports
@@ -65,6 +66,7 @@ def run_upgrade(
     root = Path(out)
     for address in (old, new):
         register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
+        parse_engine_address(address)  # a name no command takes is bad input: stop before any engine
     register_secret(os.environ.get("MILVUS_TOKEN"))
     if limit is not None and limit < 1:
         raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")

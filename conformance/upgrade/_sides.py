@@ -28,8 +28,8 @@ from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
 from ..boundary._redact import redact_uri
-from ..engines import Engine, EngineUnavailableError, start_engine
-from ..engines._local import LOCAL_ENGINES, start_local_engine
+from ..engines import Engine, EngineUnavailableError, parse_engine_address, start_engine
+from ..engines._local import LOCAL_ENGINES
 from ._labelled import embed
 from ._settings import Lookup
 
@@ -70,11 +70,10 @@ def engine_label(engine: str) -> str:
 
 def open_engine(address: str) -> Engine:
     """Start or reach an engine by the address ``rag-conformance engines`` takes (``lite-2.5.1`` too)."""
-    if address in LOCAL_ENGINES:
-        return start_local_engine(address)
-    # A server that does not answer in 10 s is down (as `engines` reads it); a container needs to boot.
-    timeout = 120.0 if address.startswith("container") else 10.0
-    return start_engine(address, startup_timeout=timeout)
+    # A server that does not answer in 10 s is down (as `engines` reads it); a local engine or a
+    # container needs to boot, within its own budget (start_engine's default).
+    kind = parse_engine_address(address).kind
+    return start_engine(address, startup_timeout=None if kind in ("local", "container") else 10.0)
 
 
 def _can_overlap(old: str, new: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.boundary._protocol import EngineFacts
-from conformance.engines._facts import JSON_LITERAL, engine_facts
+from conformance.engines._facts import ESCAPED_LITERAL, JSON_LITERAL, NO_UNICODE_ESCAPE_LITERAL, engine_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
@@ -53,10 +53,22 @@ def test_each_engines_table_says_what_prepare_tells_the_program(title: str) -> N
     assert table["nullable fields"] == _said(facts.nullable_fields), title
     assert table["index types"].split(", ") == list(facts.index_types), title
     assert facts.docs.endswith("#" + re.sub(r"[^a-z0-9 -]", "", title.lower()).replace(" ", "-")), facts.docs
-    recipe = (
-        "a JSON string" if facts.filter_literals == JSON_LITERAL else "backslash and double quote escaped"
-    )
+    recipe = {
+        JSON_LITERAL: "any JSON string",
+        NO_UNICODE_ESCAPE_LITERAL: "never a\n`\\uXXXX` escape",
+        ESCAPED_LITERAL: "backslash and double quote escaped",
+    }[facts.filter_literals]
     assert recipe in section, title
+    for call in ("ensure_ascii=False", "disableHtmlEscaping()", "JSON.stringify(c)"):
+        assert call in section or title == "A server by URI", (title, call)
+        assert call in (facts.filter_literals or ""), (title, call)
+
+
+def test_the_page_needs_nothing_outside_the_repository() -> None:
+    # What a reader needs is in the repository: no absolute path, nothing of the machines it was made on.
+    for path in re.findall(r"`(/[\w./-]+)`", PAGE):
+        assert path.startswith("/healthz"), f"docs/engines.md points outside the repository: {path}"
+    assert "/work/" not in PAGE
 
 
 def test_the_sdk_versions_the_page_names_are_the_ones_locked_and_installed() -> None:

@@ -20,7 +20,9 @@ from conformance.engines import (
     parse_engine_address,
     start_engine,
 )
+from conformance.engines._address import ENGINE_HELP
 from conformance.engines._engine import make_prefix
+from conformance.engines._local import LOCAL_ENGINES
 
 
 @pytest.mark.parametrize(
@@ -38,6 +40,12 @@ from conformance.engines._engine import make_prefix
         ),
         ("container:milvusdb/milvus@sha256:abc", EngineAddress("container", "milvusdb/milvus@sha256:abc")),
         (" lite ", EngineAddress("lite")),
+        ("lite-2.5.1", EngineAddress("local", "lite-2.5.1")),
+        ("milvus-2.3.5", EngineAddress("local", "milvus-2.3.5")),
+        (
+            "container:rag-conformance/milvus:2.3.5",
+            EngineAddress("container", "rag-conformance/milvus:2.3.5"),
+        ),
     ],
 )
 def test_parse_backend_accepts_every_documented_form(spec: str, expected: EngineAddress) -> None:
@@ -45,11 +53,49 @@ def test_parse_backend_accepts_every_documented_form(spec: str, expected: Engine
     assert parse_engine_address(expected) is expected
 
 
-@pytest.mark.parametrize("spec", ["", "sqlite", "docker", "lite:", "uri:", "uri:localhost", "LITE", 42, None])
+@pytest.mark.parametrize(
+    "spec", ["", "sqlite", "docker", "lite:", "uri:", "uri:localhost", "LITE", "lite-2.5", "milvus", 42, None]
+)
 def test_parse_backend_rejects_bad_specs_listing_valid_forms(spec: object) -> None:
-    with pytest.raises(EngineError, match="valid forms are: lite, lite:<data dir>, uri") as info:
+    with pytest.raises(
+        EngineError, match=re.escape("valid forms are: lite, lite:<data dir>, lite-2.5.1, milvus-2.3.5, uri")
+    ):
         parse_engine_address(spec)  # type: ignore[arg-type]
-    assert "container:<image>:<tag>" in str(info.value)
+
+
+def test_one_vocabulary_every_local_engine_is_a_name_and_the_help_lists_each_form() -> None:
+    # The names `engines` runs from its cache are names of the one parser, printed as given.
+    for name in LOCAL_ENGINES:
+        assert str(parse_engine_address(name)) == name
+        assert name in ENGINE_HELP
+    for form in ("lite:<data dir>", "uri:<uri>", "container[:<image>:<tag>]"):
+        assert form in ENGINE_HELP
+
+
+def test_every_command_and_the_pytest_option_list_the_same_engine_names() -> None:
+    # One help text: each command that takes an engine, and the pytest option, print ENGINE_HELP whole.
+    import argparse
+
+    from conformance.commands._cli import build_parser
+    from conformance.reporting._options import add_pytest_options
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    wanted = {"run": "--milvus", "smoke": "--milvus", "selftest": "--milvus", "clean": "--milvus"}
+    wanted |= {"engines": "--engine", "upgrade": "--from"}
+    for command, flag in wanted.items():
+        action = next(a for a in subcommands[command]._actions if flag in a.option_strings)
+        assert ENGINE_HELP in (action.help or ""), (command, flag)
+
+    class Group:
+        helps: dict[str, str] = {}  # noqa: RUF012
+
+        def addoption(self, flag: str, **kwargs: object) -> None:
+            self.helps[flag] = str(kwargs.get("help"))
+
+    group = Group()
+    add_pytest_options(group, engines=ENGINE_HELP)
+    assert ENGINE_HELP in group.helps["--rqs-milvus"]
 
 
 def test_parse_backend_never_echoes_uri_credentials() -> None:

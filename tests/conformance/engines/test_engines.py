@@ -1,4 +1,6 @@
-"""Engines against real Milvus Lite servers: lifecycle, isolation by prefix, the uri backend, Docker.
+"""Engines against real Milvus Lite servers: lifecycle, isolation by prefix, the uri backend.
+
+The container backend has its own module, on a real Milvus image built here: tests/test_container_engine.py.
 
 One lite engine is shared by the module; tests that must own a server start their own.
 """
@@ -21,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from conformance.engines import Engine, EngineError, EngineUnavailableError, start_engine
-from conformance.engines._container import docker_unavailable_reason
 from conformance.engines._proxy import RecordingProxy
 
 pytest_plugins = ["pytester"]
@@ -297,21 +298,3 @@ def test_killed_run_leaves_no_orphan_lite_server(tmp_path: Path) -> None:
     pid = int(result.stdout.split()[0])
     assert _wait_until(lambda: _process_gone(pid), timeout=10), f"lite server {pid} outlived its parent"
     assert _wait_until(lambda: not any(tmp_path.iterdir()), timeout=5)
-
-
-def docker_skip_reason() -> str | None:
-    """Why the real container test cannot run here, or None when a Docker engine answers."""
-    reason = docker_unavailable_reason()
-    return None if reason is None else f"container backend needs Docker: {reason}"
-
-
-@pytest.mark.docker
-def test_container_backend_runs_a_pinned_milvus() -> None:
-    reason = docker_skip_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    with start_engine("container", startup_timeout=300) as engine:
-        assert engine.backend == "container"
-        assert engine.server_version().startswith("v2.")
-        name = _make(engine, engine.collection_name("smoke"))
-        assert engine.cleanup() == [name]
