@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from conformance.corpus import _explicit_requests, _knowledge_base
+from conformance.judging._spec_model import canonical
 from conformance.scenarios import _explicit, _input_model
 from conformance.scenarios._input_model import FAMILIES, INPUT_MODEL, Drawn, InputClass, render_table
 
@@ -257,6 +258,78 @@ def _between_two_chunks(chunks: Any) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def _one_label(e: dict[str, Any]) -> dict[str, Any]:
+    """Each batch without the candidates whose canonical label is not its first candidate's."""
+    batch = e["batch"]
+    first = canonical(batch[0].score_label) if batch else None
+    return {**e, "batch": tuple(c for c in batch if canonical(c.score_label) == first)}
+
+
+def _threshold_default(e: dict[str, Any]) -> dict[str, Any]:
+    """A reference threshold of 0.0 made the default 0.5 (and the highly-relevant one at least that)."""
+    config = e["config"]
+    if config.reference_threshold != 0.0:
+        return e
+    update = {
+        "reference_threshold": 0.5,
+        "highly_relevant_threshold": max(0.5, config.highly_relevant_threshold),
+    }
+    return {**e, "config": config.model_copy(update=update)}
+
+
+def _no_zero_distance(e: dict[str, Any]) -> dict[str, Any]:
+    batch = tuple(c.model_copy(update={"score": 0.05}) if c.score == 0.0 else c for c in e["batch"])
+    return {**e, "batch": batch}
+
+
+def _away_from_the_threshold(e: dict[str, Any]) -> dict[str, Any]:
+    """A one-candidate example's threshold moved a quarter away from its top quality: no gate crossed."""
+    config = e["config"]
+    if len(e["batch"]) != 1 or e["batch"][0].score is None:
+        return e
+    top = max(0.0, 1.0 - min(e["batch"][0].score, config.max_l2_distance) / config.max_l2_distance)
+    moved = top - 0.25 if top >= 0.25 else top + 0.25
+    return {
+        **e,
+        "config": config.model_copy(update={"reference_threshold": moved, "highly_relevant_threshold": 1.0}),
+    }
+
+
+def _without_pairs(mp: pytest.MonkeyPatch, _: Path) -> None:
+    """The post-process examples without the one-field pairs, and no normalizer examples."""
+    pairs = list(_explicit.POST_PROCESS_PAIRS)
+    mp.setattr(
+        _explicit,
+        "POST_PROCESS_EXAMPLES",
+        tuple(e for e in _explicit.POST_PROCESS_EXAMPLES if e not in pairs),
+    )
+    mp.setattr(_explicit, "QUALITY_EXAMPLES", ())
+
+
+def _quality_without_zero(mp: pytest.MonkeyPatch, _: Path) -> None:
+    examples = [e["request"] for e in _explicit.QUALITY_EXAMPLES]
+    kept = [r.model_copy(update={"score": 0.05}) if r.score == 0.0 else r for r in examples]
+    mp.setattr(_explicit, "QUALITY_EXAMPLES", tuple({"request": r} for r in kept))
+
+
+def _lookups_at_the_default(lookups: Callable[..., list[dict[str, object]]]) -> Callable[..., Any]:
+    def default(r: dict[str, Any]) -> dict[str, Any]:
+        config = dict(r.get("config") or {})
+        if config.get("reference_threshold") == 0.0:
+            config["reference_threshold"] = 0.5
+            config["highly_relevant_threshold"] = max(0.5, config.get("highly_relevant_threshold", 0.75))
+        return {**r, "config": config}
+
+    return lambda kb: [default(r) for r in lookups(kb)]
+
+
+def _no_long_unfiltered_hybrid(searches: Callable[..., list[dict[str, object]]]) -> Callable[..., Any]:
+    def long(r: dict[str, object]) -> bool:
+        return r["mode"] == "hybrid" and r["category"] is None and len(str(r["query_text"]).split()) >= 40
+
+    return lambda kb: [r for r in searches(kb) if not long(r)]
+
+
 _SINGLE_VECTORS = _kb("_duplicate", _to(list), "no vector held by two chunks")
 _LATIN_KEYWORDS = _kb("_KEYWORD_SCRIPT", _to("latin"), "every keyword in Latin letters")
 
@@ -325,6 +398,10 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _kb("_NEAR_TIES", _to(0), "no query between two"),
     ),
     ("vectors", "duplicates"): (_SINGLE_VECTORS,),
+    ("vectors", "zero distance handed in (a dense score of 0.0)"): (
+        Deletion("no normalizer example of distance 0.0", _quality_without_zero),
+        _examples(_no_zero_distance, "no candidate of distance 0.0"),
+    ),
     ("vectors", "zero distance"): (
         _kb("_at_the_duplicate", _to(_between_two_chunks), "the first tie between two chunks, on none"),
     ),
@@ -355,6 +432,19 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
     ("requests", "ranks above the batch's count (a later page, gaps)"): (
         _examples(_ranks_within, "every example's ranks renumbered 1..n"),
     ),
+    ("requests", "labels and score shapes mixed in one batch"): (
+        _examples(_one_label, "each batch of its first candidate's label only"),
+    ),
+    ("requests", "a reference threshold of 0.0 under a top quality below 0.5"): (
+        _examples(_threshold_default, "post-process thresholds of 0.0 made 0.5"),
+        _kb("explicit_lookups", _lookups_at_the_default, "every lookup's threshold of 0.0 made 0.5"),
+    ),
+    ("requests", "a gate's threshold crossed: top quality just below, at and just above"): (
+        _examples(_away_from_the_threshold, "each one-candidate example's threshold a quarter from its top"),
+    ),
+    ("requests", "the long query unfiltered in hybrid mode"): (
+        _kb("explicit_searches", _no_long_unfiltered_hybrid, "no hybrid search of the long query unfiltered"),
+    ),
     ("requests", "long hint lists (40 terms)"): (
         _kb("_LONG_HINTS", _to(3), "lookups' hint lists of 3 words"),
         _examples(_short_hints, "post-process examples' hint lists of 3 terms", ("POST_PROCESS_EXAMPLES",)),
@@ -374,7 +464,20 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _kb("explicit_searches", _hybrid_first, "every hybrid search before every dense one"),
     ),
     ("sequences", "the same request twice"): (
-        _kb("_twice", _to(lambda requests: []), "no repeated request"),
+        _all(
+            _kb("_twice", _to(lambda requests: []), "no repeated request"),
+            _kb(
+                "one_field_pairs", _to(lambda base, variants: []), "no one-field pairs (they repeat the base)"
+            ),
+        ),
+    ),
+    ("sequences", "requests that differ in one field, in both orders, every field"): (
+        _kb(
+            "one_field_pairs",
+            _to(lambda base, variants: [base, *variants]),
+            "each variant once after the base",
+        ),
+        Deletion("no post-process or normalizer pairs", _without_pairs),
     ),
     ("sequences", "a retry low quality too, whose best chunk the filtered attempt holds"): (
         _kb("_blank_near_a_category", _beside_the_nearest, "the low-quality lookup in another category"),
