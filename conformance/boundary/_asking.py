@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._describe import describe_call
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
-from ._protocol import REPLY_TYPES, Implementation, Real, _real
+from ._protocol import REPLY_TYPES, Implementation, Real, _real, wrong_number_types
 from ._tally import count_call
 
 __all__ = ["ask"]
@@ -43,12 +43,14 @@ def ask(implementation: Implementation, operation: str, *args: Any) -> Any:
         try:
             return expect.model_validate(reply if isinstance(reply, dict) else _dump(reply))
         except ValidationError as exc:
-            raise InvalidReplyError(name, operation, str(exc)) from None
+            numbers = wrong_number_types(exc.errors(include_url=False))
+            raise InvalidReplyError(name, operation, str(exc), numbers=numbers) from None
     if expect is Real:
         try:
             number = _real(reply)
         except ValueError as exc:
-            raise InvalidReplyError(name, operation, str(exc)) from None
+            numbers = (("", reply),) if isinstance(reply, str | bool) else ()
+            raise InvalidReplyError(name, operation, str(exc), numbers=numbers) from None
         if number is None:
             raise InvalidReplyError(name, operation, "expected a number, got None")
         return number

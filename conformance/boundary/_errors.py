@@ -81,11 +81,22 @@ class AdapterCallError(ConformanceError):
 class InvalidReplyError(ConformanceError):
     """The implementation answered with something that is not a valid reply for the operation."""
 
-    def __init__(self, adapter: str, operation: str, detail: str, *, request: str | None = None) -> None:
+    def __init__(
+        self,
+        adapter: str,
+        operation: str,
+        detail: str,
+        *,
+        request: str | None = None,
+        numbers: tuple[tuple[str, object], ...] = (),
+    ) -> None:
         self.adapter = adapter
         self.operation = operation
         self.detail = detail
         self.request = request
+        # Fields holding text where the protocol has a number (path, value): the reply's only fault, so
+        # the judge can fail it under the requirement whose value it is (wrong_number_types).
+        self.numbers = numbers
         super().__init__(f"adapter {adapter!r} gave an invalid {request or operation} reply: {detail}")
 
 

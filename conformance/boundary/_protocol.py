@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
@@ -48,6 +48,7 @@ __all__ = [
     "SearchRequest",
     "WholeNumber",
     "WireCandidate",
+    "wrong_number_types",
 ]
 
 Mode = Literal["dense", "hybrid"]
@@ -97,6 +98,25 @@ def _flag(value: Any) -> Any:
     if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
         return bool(value)
     raise ValueError(f"expected true or false, got {type(value).__name__} {value!r}")
+
+
+_NOT_A_NUMBER = ("expected a number", "expected an integer", "expected true or false")
+
+
+def wrong_number_types(errors: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    """The fields of a reply that hold text (or a bool) where the protocol has a number or a flag (or a
+    number where it has a flag): each
+    one's path (``blocks.0.qualityScore``; ``""`` for a reply that is itself a number) and what it held,
+    from pydantic's ``errors()``. Empty when any error is of another kind: only a reply whose one fault
+    is such values can be judged by the value it meant (the judge reads it as the rule's value)."""
+    found = []
+    for error in errors:
+        plain = isinstance(error.get("input"), str | bool | int | float)  # not an object or a list
+        if not plain or not any(text in str(error.get("msg", "")) for text in _NOT_A_NUMBER):
+            return ()
+        loc = [str(p) for p in error.get("loc", ()) if p not in ("result",)]
+        found.append((".".join(loc), error.get("input")))
+    return tuple(found)
 
 
 Real = Annotated[float, BeforeValidator(_real)]

@@ -62,9 +62,12 @@ _CATEGORY_KINDS = (
     ("O'Reilly Media", 'say "cheese"'),  # quotes
     ("C:\\shares\\kb",),  # a backslash: every run (a filter that escapes quotes only breaks on it)
     ("tier-1/escalations", "50% off_sale"),  # a slash; LIKE's wildcards, which an exact match keeps
-    ("line\nbreak", "tab\there", " padded "),  # control characters, leading and trailing spaces
+    ("line\nbreak", "tab\there"),  # control characters
     ("产品文档", "Ünïcode-Kategorie"),  # other scripts
     ("faq", "kb"),  # plain, and a prefix of another ("FAQ archive" casefolds to "faq archive")
+    # Leading and trailing spaces, every run: a filter that trims the category finds none of its chunks
+    # (no other category differs from these only in spacing, readings 21).
+    (" padded ", "trailing space ", " leading space"),
 )
 # No chunk carries these. The second is a prefix of the backslash category every run holds: explicit
 # searches filter by it (a filter matching by prefix or LIKE finds that category's chunks).

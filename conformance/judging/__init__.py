@@ -11,6 +11,8 @@
 - ``_retry_terms``: the category retry decided on the implementation's own terms.
 - ``_advice``: choices the spec allows that defeat its purpose, said beside the verdict.
 - ``_engine_calls``: the oracle's calls to Milvus, asked again once when the engine answers an error.
+- ``_wire_values``: a reply whose only fault is text where a number belongs, failed under the rule
+  owning the field.
 
 It never imports the reference implementation: an oracle sharing the judged code would share its bugs.
 """

@@ -36,6 +36,7 @@ from . import _spec_model as model
 from ._attribution import CATEGORY, reattribute, variations
 from ._retry_terms import own_low_quality
 from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
+from ._wire_values import judged_numbers
 
 if TYPE_CHECKING:
     from ._oracle import MilvusOracle
@@ -78,7 +79,8 @@ class Judge:
         return answer
 
     def quality_score(self, request: QualityRequest) -> float:
-        answer: float = ask(self.implementation, "quality_score", request)
+        with judged_numbers(self._verdict, "quality_score", request):
+            answer: float = ask(self.implementation, "quality_score", request)
         self._seen("quality_score", request, answer)
         found = model.check_quality(request, answer)
         if model.failing(found):
@@ -92,8 +94,9 @@ class Judge:
         return not model.failing(model.check_quality(request, answer))
 
     def post_process(self, request: PostProcessRequest) -> PostProcessReply:
-        reply = self._post_process_reply(request)
-        found = self._check_post_process(request, reply)
+        with judged_numbers(self._verdict, "post_process", request):
+            reply = self._post_process_reply(request)
+            found = self._check_post_process(request, reply)
         if model.failing(found):
             found = self._attribute(request, found, self._post_process_conforms)
         self._verdict("post_process", found, request)
@@ -122,7 +125,10 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "search", request.mode)
         self._need_oracle().require_mode(request.mode)  # an engine without BM25 serves no hybrid mode
-        with self._filter_errors("search", request, self._search_checked):
+        with (
+            judged_numbers(self._verdict, "search", request),
+            self._filter_errors("search", request, self._search_checked),
+        ):
             reply, calls, found = self._search_checked(request)
         if model.failing(found):
             found = self._attribute(request, found, lambda r: not model.failing(self._search_checked(r)[2]))
@@ -170,7 +176,10 @@ class Judge:
         """The reply and the engine calls the implementation made for it."""
         require_mode(self.info, "lookup", request.mode)
         self._need_oracle().require_mode(request.mode)
-        with self._filter_errors("lookup", request, self._lookup_checked):
+        with (
+            judged_numbers(self._verdict, "lookup", request),
+            self._filter_errors("lookup", request, self._lookup_checked),
+        ):
             reply, calls, found = self._lookup_checked(request)
         if model.failing(found):
             # Evidence built on a broken search or post-process breaks those first: say that.

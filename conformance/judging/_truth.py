@@ -14,6 +14,7 @@ that matches as a note, never a failure (readings 19).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..boundary._protocol import LookupRequest, SearchRequest, WireCandidate
@@ -53,9 +54,10 @@ def search_truth(
     dense = oracle.dense_search(request.query_vector, fusion.sub_limit, request.category)
     bm25 = oracle.bm25_search(request.query_text, fusion.sub_limit, request.category)
     fused = rrf_fuse(([r.key for r in dense], [r.key for r in bm25]), rrf_k=fusion.rrf_k, limit=oracle.size)
-    dense_keys = {r.key for r in oracle.dense_search(request.query_vector, request.k, request.category)}
-    bm25_only = frozenset(r.key for r in fused[: request.k]) - dense_keys
-    return _truth(fused, request.k, distances, bm25_only, model.FUSED_TIE, relative=True)
+    dense_leg = tuple(r.key for r in oracle.dense_search(request.query_vector, request.k, request.category))
+    bm25_only = frozenset(r.key for r in fused[: request.k]) - set(dense_leg)
+    truth = _truth(fused, request.k, distances, bm25_only, model.FUSED_TIE, relative=True)
+    return replace(truth, dense_leg=dense_leg)
 
 
 def _truth(

@@ -20,11 +20,24 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from ..boundary._protocol import LookupRequest, SearchRequest, WireCandidate
+from ..boundary._protocol import (
+    LookupRequest,
+    QualityRequest,
+    SearchRequest,
+    WireCandidate,
+)
 from ..corpus import _explicit_requests
 from ..corpus._knowledge_base import KnowledgeBase, identifier_twin
 from ..corpus._scenario_corpus import ScenarioCorpus, build_corpus
 from . import _explicit
+from ._input_probes import (
+    gates_crossed,
+    long_unfiltered_hybrid,
+    mixed_labels,
+    one_field_pairs_asked,
+    zero_distance_handed,
+    zero_threshold,
+)
 from ._strategies import LABELS
 
 __all__ = ["FAMILIES", "INPUT_MODEL", "Drawn", "InputClass", "render_table"]
@@ -51,6 +64,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "canonical-labels-stay-canonical-label-api",
     ),
     "gates": ("precise-does-not-require-hint-support", "l0-hints-never-change-the-gates"),
+    "quality": ("prop-quality-within-0-and-1-for-any-input",),
 }
 """Scenario families, by the ``@id`` of their scenarios (the test checks each id exists)."""
 
@@ -88,6 +102,10 @@ class Drawn:
     @property
     def hint_pairs(self) -> tuple[dict[str, Any], ...]:
         return _explicit.HINT_PAIR_EXAMPLES
+
+    @property
+    def quality(self) -> list[QualityRequest]:
+        return [e["request"] for e in _explicit.QUALITY_EXAMPLES]
 
     @property
     def batches(self) -> list[tuple[WireCandidate, ...]]:
@@ -299,8 +317,9 @@ INPUT_MODEL: tuple[InputClass, ...] = (
     InputClass("categories", "a tab", _KB, _G, lambda d: _filtered_any(d, lambda c: "\t" in c)),
     InputClass("categories", "`%` and `_`", _KB, _G,
                lambda d: _filtered_any(d, lambda c: "%" in c and "_" in c)),
-    InputClass("categories", "leading and trailing space", _KB, _G,
-               lambda d: _filtered_any(d, lambda c: c != c.strip())),
+    InputClass("categories", "leading and trailing space", _KB, _E,
+               lambda d: _filtered_any(d, lambda c: c != c.strip()),
+               "a category of its own kind; a filter that trims it finds none of its chunks"),
     InputClass("categories", "empty", (), _N,
                why="an empty category is how engines without nullable fields store none (readings 21); "
                "the protocol keeps it apart only as null"),
@@ -330,6 +349,8 @@ INPUT_MODEL: tuple[InputClass, ...] = (
     InputClass("vectors", "near ties (equal in reals, float32 apart)", ("kb-search",), _G, _near_ties),
     InputClass("vectors", "duplicates", _KB, _E, _duplicate_vectors),
     InputClass("vectors", "zero distance", ("kb-search",), _E, _zero_distance),
+    InputClass("vectors", "zero distance handed in (a dense score of 0.0)", ("quality", *_PP), _E,
+               zero_distance_handed, "quality 1.0; `score or None` makes it 0"),
     # -- corpora ---------------------------------------------------------------------------------------
     InputClass("corpora", "a document of one chunk", _KB, _E, lambda d: 1 in _chunks_per_doc(d).values()),
     InputClass("corpora", "many chunks per document (12)", _KB, _E,
@@ -356,12 +377,24 @@ INPUT_MODEL: tuple[InputClass, ...] = (
     InputClass("requests", "ranks above the batch's count (a later page, gaps)", _PP, _E,
                lambda d: any(max(c.original_rank for c in b) > len(b) + 1 for b in d.batches),
                "readings 22"),
+    InputClass("requests", "labels and score shapes mixed in one batch", _PP, _E, mixed_labels,
+               "dense and hybrid candidates (and aliases), L2 distances beside fused scores"),
+    InputClass("requests", "a reference threshold of 0.0 under a top quality below 0.5", ("kb-lookup", *_PP),
+               _E, zero_threshold, "`threshold or 0.5` changes the answer here only"),
+    InputClass("requests", "a gate's threshold crossed: top quality just below, at and just above", _PP,
+               _E, gates_crossed, "2**-10 either side; at it, readings 11"),
+    InputClass("requests", "the long query unfiltered in hybrid mode", ("kb-search",), _E,
+               long_unfiltered_hybrid, "its keyword comes after forty words no text holds"),
     # -- sequences -------------------------------------------------------------------------------------
     InputClass("sequences", "a category, then none", _KB, _E,
                lambda d: all(_sequence(asked, _category_then_none) for asked in (d.searches, d.lookups))),
     InputClass("sequences", "dense, then hybrid", ("kb-search",), _E,
                lambda d: _sequence(d.searches, lambda a, b: (a.mode, b.mode) == ("dense", "hybrid"))),
     InputClass("sequences", "the same request twice", _KB, _E, _twice),
+    InputClass("sequences", "requests that differ in one field, in both orders, every field",
+               (*_KB, *_PP, "quality"), _E, one_field_pairs_asked,
+               "after the one prepare; the normalizer's batch size and denseDistance have no pair: no single "
+               "answer the spec fixes differs with them alone"),
     InputClass("sequences", "a retry low quality too, whose best chunk the filtered attempt holds",
                ("kb-lookup",), _E, _retry_overlaps,
                "the unfiltered search's best chunk is the filtered attempt's best too"),

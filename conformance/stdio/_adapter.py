@@ -298,7 +298,8 @@ class StdioAdapter:
             if problem in _UNREADABLE:
                 self._lost(child)  # out of step with the kit: start afresh for the next call
                 detail += "; the kit cannot read on from here: a crash, the program is restarted"
-            error = InvalidReplyError(self.rqs_name, operation, detail, request=asked)
+            numbers = invalid.numbers if problem == "invalid" else ()
+            error = InvalidReplyError(self.rqs_name, operation, detail, request=asked, numbers=numbers)
             error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
             raise error from None
         if isinstance(reply, RemoteError):

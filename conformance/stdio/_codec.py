@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError, InvalidReplyError
+from ..boundary._protocol import wrong_number_types
 from ..boundary._redact import scrub
 from ._messages import (
     MESSAGE_TYPES,
@@ -197,13 +198,15 @@ class Codec:
             # where a number belongs is an error (the protocol models' Real and WholeNumber fields).
             reply = reply_adapter(operation).validate_json(line)
         except ValidationError as exc:
-            raise self._invalid(
+            invalid = self._invalid(
                 name,
                 operation,
                 f"the line {self.quote(line)} does not fit the {operation} reply's shape: "
                 f"{self.scrub(_errors(exc))}",
                 "invalid",
-            ) from None
+            )
+            invalid.numbers = wrong_number_types(exc.errors(include_url=False))
+            raise invalid from None
         if isinstance(reply, SkippedReply):
             raise NotApplicable(self.scrub(reply.skipped))
         if isinstance(reply, ErrorReply):

@@ -55,6 +55,7 @@ class SearchTruth:
     tie: float = DENSE_TIE  # scores this close tie (relative for fused scores)
     relative_tie: bool = False
     spill: tuple[Expected, ...] = ()  # past the answer's end, tied with its last entry: may take its place
+    dense_leg: tuple[ChunkKey, ...] = ()  # hybrid: the dense sub-search's answer at limit k, in its order
 
 
 def tie_groups(
@@ -185,7 +186,11 @@ def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> l
                 continue
         elif set(got[start:end]) == want_group:
             continue
-        if request.mode == "hybrid" and _reordered_by_dense_distance(hits, truth):
+        if request.mode == "hybrid" and _dense_leg_alone(got, truth):
+            # The dense sub-search's answer, in its order: BM25's part is missing, whatever the hits
+            # carry. The fault is in the hybrid query (what BM25 is asked), R1's order, not R7's.
+            what = f"{what} (the hits are the dense search's alone, in its order: what was BM25 asked?)"
+        elif request.mode == "hybrid" and _reordered_by_dense_distance(hits, truth):
             # The attached distance moved the hits: R7's "Retrieval order SHALL remain the hybrid/RRF
             # order" names exactly that (readings 18).
             rule, what = "dense-distance-order", f"{what}, whatever the attached denseDistance"
@@ -198,6 +203,17 @@ def _order(request: SearchRequest, hits: Sequence[Hit], truth: SearchTruth) -> l
             )
         ]
     return []
+
+
+def _dense_leg_alone(got: Sequence[ChunkKey], truth: SearchTruth) -> bool:
+    """Whether a hybrid answer is its dense sub-search's hits, in ascending L2 (ties in any order), where
+    RRF with BM25 says otherwise: as though BM25 were asked nothing, or a text that finds nothing."""
+    if not truth.dense_leg or set(got) != set(truth.dense_leg):
+        return False
+    distances = [truth.distances.get(key) for key in got]
+    if any(d is None for d in distances):
+        return False
+    return all(a <= b + DENSE_TIE for a, b in pairwise(distances))  # type: ignore[operator]
 
 
 def _reordered_by_dense_distance(hits: Sequence[Hit], truth: SearchTruth) -> bool:

@@ -22,7 +22,7 @@ from ...boundary._protocol import Hints, PostProcessConfig, QualityRequest, Wire
 from ...judging._judge import Judge
 from ...judging._spec_model import QUALITY_TOLERANCE, expect, kept_ranks, top_readings
 from .. import _strategies as gen
-from .._explicit import HINT_PAIR_EXAMPLES, POST_PROCESS_EXAMPLES
+from .._explicit import HINT_PAIR_EXAMPLES, POST_PROCESS_EXAMPLES, QUALITY_EXAMPLES
 from ._property_run import (
     PropertyRun,
     close,
@@ -114,7 +114,7 @@ def _(rqs_judge: Judge, rqs_property_run: PropertyRun, generated: Generated) -> 
         answer = quality(rqs_judge, request)
         assert 0.0 <= answer <= 1.0, f"qualityScore {answer!r} is outside [0, 1]"
 
-    rqs_property_run.check(generated, body)
+    rqs_property_run.check(generated, body, examples=QUALITY_EXAMPLES)
 
 
 @then("neither the accepted order nor any qualityScore SHALL change")

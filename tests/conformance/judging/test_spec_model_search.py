@@ -5,6 +5,8 @@ as the truth, and every freedom the spec leaves (ties, fused or fused-ordered sc
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conformance.boundary._protocol import (
     Hit,
     SearchReply,
@@ -126,6 +128,26 @@ def test_hybrid_hits_follow_rrf_and_keep_fused_or_fused_ordered_scores() -> None
     found = model.check_search(search("hybrid"), SearchReply(hits=against_attached), HYBRID_TRUTH)
     assert "hybrid-order" in rules(found)
     assert "dense-distance-order" not in rules(found)
+
+
+def test_a_hybrid_answer_that_is_the_dense_leg_alone_is_the_hybrid_queries_fault() -> None:
+    """The RRF answer's chunks in ascending L2, with denseDistance attached: a reorder by that distance,
+    R7's; unless the dense sub-search alone gives exactly that answer, as though BM25 were asked nothing
+    (a cut-short query text): then the hybrid query is at fault, R1's hybrid order (readings 18)."""
+    fused = [("a", 0), ("c", 0), ("b", 0)]  # BM25 moved c above b; the dense leg at limit 3 is a, b, c
+    truth = model.SearchTruth(
+        tuple(model.Expected(k, s) for k, s in zip(fused, (0.0325, 0.0322, 0.0320), strict=True)),
+        DISTANCES,
+    )
+    in_l2_order = tuple(
+        hit(doc, rank, 0.03, "hybrid", dd=DISTANCES[(doc, 0)]) for rank, doc in enumerate("abc", start=1)
+    )
+    reordered = model.check_search(search("hybrid"), SearchReply(hits=in_l2_order), truth)
+    assert rules(reordered) == {"dense-distance-order"}
+    dense_leg = replace(truth, dense_leg=(("a", 0), ("b", 0), ("c", 0)))
+    found = model.check_search(search("hybrid"), SearchReply(hits=in_l2_order), dense_leg)
+    assert rules(found) == {"hybrid-order"}
+    assert "the dense search's alone" in str(found[0].expected)
 
 
 def test_tied_expected_scores_may_come_in_either_order() -> None:

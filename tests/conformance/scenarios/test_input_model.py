@@ -16,12 +16,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from conformance.corpus import _explicit_requests, _knowledge_base
 from conformance.scenarios import _explicit, _input_model
 from conformance.scenarios._input_model import FAMILIES, INPUT_MODEL, Drawn, InputClass, render_table
+from tests.conformance.scenarios._class_deletions import (
+    away_from_the_threshold,
+    beside_the_nearest,
+    between_two_chunks,
+    emoji,
+    hybrid_first,
+    keys_apart,
+    kinds_without,
+    latin,
+    lookups_at_the_default,
+    no_cap_one,
+    no_long_unfiltered_hybrid,
+    no_separator,
+    no_zero_distance,
+    one_category_per_document,
+    one_label,
+    prefix_of_a_category,
+    quality_without_zero,
+    ranks_within,
+    return_n_within,
+    short_hints,
+    threshold_default,
+    unfiltered_first,
+    without_pairs,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "features" / "spec" / "input-model.md"
@@ -157,115 +181,15 @@ def _step(text: str) -> Callable[[str], bool]:
     )
 
 
-# -- what a deletion changes -----------------------------------------------------------------------------
-
-
-def _kinds_without(test: Callable[[str], bool]) -> Callable[[Any], Any]:
-    """The category kinds without the values ``test`` picks (a kind left empty goes)."""
-    return lambda kinds: tuple(k for k in (tuple(v for v in kind if not test(v)) for kind in kinds) if k)
-
-
-def _latin(word: str) -> bool:
-    return all(not ch.isalpha() or ord(ch) < 0x250 for ch in word)
-
-
-def _emoji(word: str) -> bool:
-    return any(ord(ch) >= 0x1F300 for ch in word)
-
-
-def _prefix_of_a_category(absent: tuple[str, ...]) -> tuple[str, ...]:
-    values = [v for kind in _knowledge_base._CATEGORY_KINDS for v in kind]
-    return tuple(a for a in absent if not any(v != a and v.startswith(a) for v in values))
-
-
-def _keys_apart(e: dict[str, Any]) -> dict[str, Any]:
-    """Each batch without the candidates whose concatenated docId and chunkIndex an earlier one has."""
-    seen: set[str] = set()
-    kept = []
-    for c in e["batch"]:
-        if f"{c.doc_id}{c.chunk_index}" not in seen:
-            seen.add(f"{c.doc_id}{c.chunk_index}")
-            kept.append(c)
-    return {**e, "batch": tuple(kept)}
-
-
-def _no_separator(e: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **e,
-        "batch": tuple(c.model_copy(update={"doc_id": c.doc_id.replace("#", "-")}) for c in e["batch"]),
-    }
-
-
-def _one_category_per_document(e: dict[str, Any]) -> dict[str, Any]:
-    first: dict[str, str | None] = {}
-    for c in e["batch"]:
-        first.setdefault(c.doc_id, c.category)
-    return {**e, "batch": tuple(c.model_copy(update={"category": first[c.doc_id]}) for c in e["batch"])}
-
-
-def _return_n_within(e: dict[str, Any]) -> dict[str, Any]:
-    return_n = min(e["config"].return_n, len(e["batch"]))
-    return {**e, "config": e["config"].model_copy(update={"return_n": return_n})}
-
-
-def _no_cap_one(e: dict[str, Any]) -> dict[str, Any]:
-    cap = max(2, e["config"].max_chunks_per_document)
-    return {**e, "config": e["config"].model_copy(update={"max_chunks_per_document": cap})}
-
-
-def _ranks_within(e: dict[str, Any]) -> dict[str, Any]:
-    """Every example batch renumbered 1..n in its rank order (ties kept): no rank past the count."""
-    distinct = sorted({c.original_rank for c in e["batch"]})
-    number = {rank: i for i, rank in enumerate(distinct, start=1)}
-    batch = tuple(c.model_copy(update={"original_rank": number[c.original_rank]}) for c in e["batch"])
-    return {**e, "batch": batch}
-
-
-def _short_hints(e: dict[str, Any]) -> dict[str, Any]:
-    """Every hint list of the example cut to 3 terms."""
-    hints = {k: v for k, v in e.items() if k in ("hints", "first", "second")}
-    short = {
-        k: h.model_copy(update={"keywords": h.keywords[:3], "entities": h.entities[:3]})
-        for k, h in hints.items()
-    }
-    return {**e, **short}
-
-
-def _hybrid_first(searches: Callable[..., list[dict[str, object]]]) -> Callable[..., list[dict[str, object]]]:
-    return lambda kb: sorted(searches(kb), key=lambda r: r["mode"] == "dense")
-
-
-def _unfiltered_first(
-    asked: Callable[..., list[dict[str, object]]],
-) -> Callable[..., list[dict[str, object]]]:
-    return lambda kb: sorted(asked(kb), key=lambda r: r["category"] is not None)
-
-
-def _beside_the_nearest(blank_near: Callable[..., Any]) -> Callable[..., Any]:
-    """The low-quality lookup filtered by another category than its nearest chunk's."""
-
-    def other(kb: Any, hybrid: Any) -> Any:
-        query, nearest = blank_near(kb, hybrid)
-        return query, next(c for c in kb.chunks if c.category not in (None, nearest.category))
-
-    return other
-
-
-def _between_two_chunks(chunks: Any) -> np.ndarray:
-    """The first tie between the duplicate and doc1's first chunk: no chunk at distance zero."""
-    v = np.asarray(chunks[0].vector) + np.asarray(chunks[1].vector)
-    return v / np.linalg.norm(v)
-
-
 _SINGLE_VECTORS = _kb("_duplicate", _to(list), "no vector held by two chunks")
 _LATIN_KEYWORDS = _kb("_KEYWORD_SCRIPT", _to("latin"), "every keyword in Latin letters")
 
 DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
     ("ids", "collide when concatenated (doc1/11, doc11/1)"): (
         _kb("_COLLIDING_DOC", _to("doc-11"), "doc11 is doc-11"),
-        _examples(_keys_apart, "no two candidates of a batch whose keys collide"),
+        _examples(keys_apart, "no two candidates of a batch whose keys collide"),
     ),
-    ("ids", "contain the separator `#`"): (_examples(_no_separator, "`#` in no docId"),),
+    ("ids", "contain the separator `#`"): (_examples(no_separator, "`#` in no docId"),),
     ("ids", "other scripts"): (
         _kb("_DOC_IDS", lambda ids: tuple(filter(str.isascii, ids)), "ASCII id templates"),
     ),
@@ -273,27 +197,27 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _kb("_DOC_IDS", lambda ids: tuple(t for t in ids if t != "{uuid}"), "no UUID ids"),
     ),
     ("categories", "a quote"): (
-        _kb("_CATEGORY_KINDS", _kinds_without(lambda v: "'" in v or '"' in v), "no quote"),
+        _kb("_CATEGORY_KINDS", kinds_without(lambda v: "'" in v or '"' in v), "no quote"),
     ),
     ("categories", "a backslash"): (
-        _kb("_CATEGORY_KINDS", _kinds_without(lambda v: "\\" in v), "no backslash"),
+        _kb("_CATEGORY_KINDS", kinds_without(lambda v: "\\" in v), "no backslash"),
     ),
-    ("categories", "a newline"): (_kb("_CATEGORY_KINDS", _kinds_without(lambda v: "\n" in v), "no newline"),),
-    ("categories", "a tab"): (_kb("_CATEGORY_KINDS", _kinds_without(lambda v: "\t" in v), "no tab"),),
+    ("categories", "a newline"): (_kb("_CATEGORY_KINDS", kinds_without(lambda v: "\n" in v), "no newline"),),
+    ("categories", "a tab"): (_kb("_CATEGORY_KINDS", kinds_without(lambda v: "\t" in v), "no tab"),),
     ("categories", "`%` and `_`"): (
-        _kb("_CATEGORY_KINDS", _kinds_without(lambda v: "%" in v or "_" in v), "no % or _"),
+        _kb("_CATEGORY_KINDS", kinds_without(lambda v: "%" in v or "_" in v), "no % or _"),
     ),
     ("categories", "leading and trailing space"): (
-        _kb("_CATEGORY_KINDS", _kinds_without(lambda v: v != v.strip()), "no padded category"),
+        _kb("_CATEGORY_KINDS", kinds_without(lambda v: v != v.strip()), "no padded category"),
     ),
     ("categories", "a prefix of another"): (
-        _kb("_ABSENT", _prefix_of_a_category, "no absent category is a prefix of a category"),
+        _kb("_ABSENT", prefix_of_a_category, "no absent category is a prefix of a category"),
     ),
     ("categories", "a category's identifier twin (punctuation made `_`)"): (
         _kb("_TWINNED_KIND", _to(None), "no twin asked"),
     ),
     ("categories", "other scripts"): (
-        _kb("_CATEGORY_KINDS", _kinds_without(lambda v: not v.isascii()), "ASCII"),
+        _kb("_CATEGORY_KINDS", kinds_without(lambda v: not v.isascii()), "ASCII"),
     ),
     ("categories", "absent (no chunk has it; chunks with none)"): (
         _kb(
@@ -310,14 +234,14 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _kb("_SHAPES", lambda shapes: tuple(s for s in shapes if s != "long"), "no long shape"),
     ),
     ("texts and queries", "other scripts"): (
-        _all(_kb("_QUERY_NOISE", lambda words: tuple(filter(_latin, words)), "Latin noise"), _LATIN_KEYWORDS),
+        _all(_kb("_QUERY_NOISE", lambda words: tuple(filter(latin, words)), "Latin noise"), _LATIN_KEYWORDS),
     ),
     ("texts and queries", "emoji"): (
-        _kb("_OTHER_SCRIPTS", lambda words: tuple(w for w in words if not _emoji(w)), "no emoji in texts"),
+        _kb("_OTHER_SCRIPTS", lambda words: tuple(w for w in words if not emoji(w)), "no emoji in texts"),
     ),
     ("texts and queries", "mixed scripts"): (
         _all(
-            _kb("_OTHER_SCRIPTS", lambda words: tuple(filter(_latin, words)), "Latin words"), _LATIN_KEYWORDS
+            _kb("_OTHER_SCRIPTS", lambda words: tuple(filter(latin, words)), "Latin words"), _LATIN_KEYWORDS
         ),
     ),
     ("vectors", "exact ties"): (_SINGLE_VECTORS,),
@@ -325,8 +249,12 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _kb("_NEAR_TIES", _to(0), "no query between two"),
     ),
     ("vectors", "duplicates"): (_SINGLE_VECTORS,),
+    ("vectors", "zero distance handed in (a dense score of 0.0)"): (
+        Deletion("no normalizer example of distance 0.0", quality_without_zero),
+        _examples(no_zero_distance, "no candidate of distance 0.0"),
+    ),
     ("vectors", "zero distance"): (
-        _kb("_at_the_duplicate", _to(_between_two_chunks), "the first tie between two chunks, on none"),
+        _kb("_at_the_duplicate", _to(between_two_chunks), "the first tie between two chunks, on none"),
     ),
     ("corpora", "a document of one chunk"): (
         _all(
@@ -342,23 +270,36 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
     ),
     ("corpora", "a document over several categories"): (
         _kb("SEVERAL_CATEGORIES_DOC", _to("no such document"), "no document's chunks cycle categories"),
-        _examples(_one_category_per_document, "each document's candidates in its first one's category"),
+        _examples(one_category_per_document, "each document's candidates in its first one's category"),
     ),
     ("corpora", "a category of one chunk"): (_kb("_TINY_CHUNKS", _to(2), "the tiny category of two chunks"),),
     ("requests", "k larger than the corpus"): (
         _kb("_PAST_THE_KB", _to(0), "k = the generated chunks' count"),
     ),
     ("requests", "return-n above the candidates"): (
-        _examples(_return_n_within, "return-n at most the batch"),
+        _examples(return_n_within, "return-n at most the batch"),
     ),
-    ("requests", "cap 1"): (_examples(_no_cap_one, "a cap of 2 where it was 1"),),
+    ("requests", "cap 1"): (_examples(no_cap_one, "a cap of 2 where it was 1"),),
     ("requests", "ranks above the batch's count (a later page, gaps)"): (
-        _examples(_ranks_within, "every example's ranks renumbered 1..n"),
+        _examples(ranks_within, "every example's ranks renumbered 1..n"),
+    ),
+    ("requests", "labels and score shapes mixed in one batch"): (
+        _examples(one_label, "each batch of its first candidate's label only"),
+    ),
+    ("requests", "a reference threshold of 0.0 under a top quality below 0.5"): (
+        _examples(threshold_default, "post-process thresholds of 0.0 made 0.5"),
+        _kb("explicit_lookups", lookups_at_the_default, "every lookup's threshold of 0.0 made 0.5"),
+    ),
+    ("requests", "a gate's threshold crossed: top quality just below, at and just above"): (
+        _examples(away_from_the_threshold, "each one-candidate example's threshold a quarter from its top"),
+    ),
+    ("requests", "the long query unfiltered in hybrid mode"): (
+        _kb("explicit_searches", no_long_unfiltered_hybrid, "no hybrid search of the long query unfiltered"),
     ),
     ("requests", "long hint lists (40 terms)"): (
         _kb("_LONG_HINTS", _to(3), "lookups' hint lists of 3 words"),
-        _examples(_short_hints, "post-process examples' hint lists of 3 terms", ("POST_PROCESS_EXAMPLES",)),
-        _examples(_short_hints, "hint pairs' lists of 3 terms", ("HINT_PAIR_EXAMPLES",)),
+        _examples(short_hints, "post-process examples' hint lists of 3 terms", ("POST_PROCESS_EXAMPLES",)),
+        _examples(short_hints, "hint pairs' lists of 3 terms", ("HINT_PAIR_EXAMPLES",)),
     ),
     ("requests", "hints that match nothing, on a good filtered result"): (
         _kb("_MATCHING_NOTHING", _to({}), "the good filtered lookup asks no hints"),
@@ -367,17 +308,30 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
         _feature("quality_gates.feature", _step("L0 hints that every candidate contains"), "no such step"),
     ),
     ("sequences", "a category, then none"): (
-        _kb("explicit_searches", _unfiltered_first, "every unfiltered search before every filtered one"),
-        _kb("explicit_lookups", _unfiltered_first, "every unfiltered lookup before every filtered one"),
+        _kb("explicit_searches", unfiltered_first, "every unfiltered search before every filtered one"),
+        _kb("explicit_lookups", unfiltered_first, "every unfiltered lookup before every filtered one"),
     ),
     ("sequences", "dense, then hybrid"): (
-        _kb("explicit_searches", _hybrid_first, "every hybrid search before every dense one"),
+        _kb("explicit_searches", hybrid_first, "every hybrid search before every dense one"),
     ),
     ("sequences", "the same request twice"): (
-        _kb("_twice", _to(lambda requests: []), "no repeated request"),
+        _all(
+            _kb("_twice", _to(lambda requests: []), "no repeated request"),
+            _kb(
+                "one_field_pairs", _to(lambda base, variants: []), "no one-field pairs (they repeat the base)"
+            ),
+        ),
+    ),
+    ("sequences", "requests that differ in one field, in both orders, every field"): (
+        _kb(
+            "one_field_pairs",
+            _to(lambda base, variants: [base, *variants]),
+            "each variant once after the base",
+        ),
+        Deletion("no post-process or normalizer pairs", without_pairs),
     ),
     ("sequences", "a retry low quality too, whose best chunk the filtered attempt holds"): (
-        _kb("_blank_near_a_category", _beside_the_nearest, "the low-quality lookup in another category"),
+        _kb("_blank_near_a_category", beside_the_nearest, "the low-quality lookup in another category"),
     ),
     ("labels", "every canonical and legacy spelling"): (
         _feature("score_labels.feature", lambda line: "| rrf_fused " in line, "no rrf_fused row"),

@@ -1,5 +1,6 @@
 """One number rule on both paths: any JSON or Python real number (numpy scalars included) is a number,
-text where a number belongs is a reply error, in process and over stdio alike, in every mode."""
+text where a number belongs is a reply error, in process and over stdio alike, in every mode; and the
+judge fails it under the requirement whose value it is (R3 for qualityScore), the wire error quoted."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import InvalidReplyError, PostProcessRequest, QualityRequest
+from conformance import ImplementationInfo, InvalidReplyError, PostProcessRequest, QualityRequest
 from conformance.boundary._asking import ask
+from conformance.judging._judge import Judge
+from conformance.judging._spec_model import SpecViolationError
 from conformance.stdio import StdioAdapter
 
 QUALITY = QualityRequest(score_label="dense", score=1.0)
@@ -118,3 +121,45 @@ def test_text_where_a_number_belongs_is_the_same_reply_error_on_both_paths(
             assert "qualityScore" in str(post.value) or "quality_score" in str(post.value)
     finally:
         adapter.close()
+
+
+# -- judged: text where a number belongs fails the requirement whose value it is ---------------------
+
+INFO = ImplementationInfo(name="numbers", version="1", capabilities=frozenset({"quality", "post_process"}))
+
+
+@pytest.mark.parametrize("text", ["NaN", "0.5"])
+def test_text_where_a_number_belongs_fails_its_requirement_with_the_wire_error(
+    tmp_path: Path, text: str
+) -> None:
+    implementation = InProcess(text, _post(text))
+    adapter = _over_stdio(tmp_path, text, _post(text))
+    try:
+        for answerer in (implementation, adapter):
+            judge = Judge(answerer, INFO)
+            with pytest.raises(SpecViolationError) as quality:
+                judge.quality_score(QUALITY)
+            assert [(v.rule.id, v.requirement) for v in quality.value.violations] == [
+                ("quality-range", "single-normalizer")
+            ]
+            assert f"expected a number, got str {text!r}" in str(quality.value)
+            with pytest.raises(SpecViolationError) as post:
+                judge.post_process(POST)
+            rules = {v.rule.id for v in post.value.violations}
+            assert rules == {"quality-range", "top-quality"}, rules
+            assert "blocks.0.qualityScore" in str(post.value)
+    finally:
+        adapter.close()
+
+
+def test_a_flag_as_text_fails_the_gate_and_other_shapes_stay_reply_errors(tmp_path: Path) -> None:
+    flag = _post(0.5) | {"isLowQuality": "false"}
+    judge = Judge(InProcess(0.5, flag), INFO)
+    with pytest.raises(SpecViolationError) as gate:
+        judge.post_process(POST)
+    assert [v.rule.id for v in gate.value.violations] == ["low-quality"]
+    # An object where a number belongs, or a missing field, is no value the spec fixes: a reply error.
+    for quality, post in (({"value": 0.5}, _post(0.5)), (0.5, {"blocks": [], "isLowQuality": False})):
+        shapes = Judge(InProcess(quality, post), INFO)
+        with pytest.raises(InvalidReplyError):
+            shapes.quality_score(QUALITY) if isinstance(quality, dict) else shapes.post_process(POST)
