@@ -7,13 +7,35 @@ asks (:class:`~conformance.scenarios._input_model.Drawn`) and says whether the c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ..boundary._protocol import PostProcessConfig, SearchRequest, WireCandidate
-from ..judging._spec_model import canonical
+from ..boundary._protocol import (
+    LookupRequest,
+    PostProcessConfig,
+    QualityRequest,
+    SearchRequest,
+    WireCandidate,
+)
+from ..corpus._scenario_corpus import ScenarioCorpus
+from ..judging._spec_model import canonical, dense_quality
 
-if TYPE_CHECKING:
-    from ._input_model import Drawn
+
+class Drawn(Protocol):
+    """What the probes read of one run's requests (the input model's ``Drawn``, which imports them)."""
+
+    @property
+    def corpus(self) -> ScenarioCorpus: ...
+    @property
+    def searches(self) -> list[SearchRequest]: ...
+    @property
+    def lookups(self) -> list[LookupRequest]: ...
+    @property
+    def post_process(self) -> tuple[dict[str, Any], ...]: ...
+    @property
+    def quality(self) -> list[QualityRequest]: ...
+    @property
+    def batches(self) -> list[tuple[WireCandidate, ...]]: ...
+
 
 __all__ = [
     "gates_crossed",
@@ -76,8 +98,7 @@ def _dense_top(batch: Sequence[WireCandidate], config: PostProcessConfig) -> flo
     """The top quality of an all-dense batch by the spec's formula (None for any other batch)."""
     if not batch or any(canonical(c.score_label) != "dense" or c.score is None for c in batch):
         return None
-    m = config.max_l2_distance
-    return max(max(0.0, 1.0 - min(c.score, m) / m) for c in batch)  # type: ignore[type-var]
+    return max(dense_quality(c.score, config.max_l2_distance) for c in batch)
 
 
 def zero_threshold(d: Drawn) -> bool:
@@ -94,7 +115,7 @@ def zero_threshold(d: Drawn) -> bool:
         if r.mode != "dense" or r.category is None or r.config.reference_threshold != 0.0:
             continue
         distance = min(_squared_l2(c.vector, r.query_vector) for c in chunks if c.category == r.category)
-        if 0.05 < 1.0 - min(distance, r.config.max_l2_distance) / r.config.max_l2_distance < 0.45:
+        if 0.05 < dense_quality(distance, r.config.max_l2_distance) < 0.45:
             return examples
     return False
 

@@ -408,10 +408,14 @@ def _merged(truth: LookupTruth, reply: LookupReply, config: PostProcessConfig) -
     if len(keys) > config.return_n:
         found.append(violation("return-n", item, f"at most {config.return_n} blocks", shown))
     best = truth.unfiltered.candidates[0] if truth.unfiltered.candidates else None
+    # The chunks that tie with the best (an RRF tie: swapped ranks in the legs) are each a best chunk: a
+    # conforming search returns a tie group in any order.
+    unfiltered_place = truth.unfiltered.places()
+    tied_best = {k for k, at in unfiltered_place.items() if at == 0}
     # A merge that puts the filtered hits first may fill return-n with them: the retry's hits are then
     # all cut, as return-n cuts any merge (readings 7). Short of return-n, the merge holds the retry's best.
     filled_by_filtered = len(keys) == config.return_n and all(k in sources["filtered"] for k in keys)
-    if best is not None and (best.doc_id, best.chunk_index) not in keys and not filled_by_filtered:
+    if best is not None and not tied_best & set(keys) and not filled_by_filtered:
         found.append(
             violation(
                 "retry-evidence",
