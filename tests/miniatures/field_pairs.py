@@ -23,6 +23,7 @@ from conformance.boundary._protocol import (
     SearchRequest,
 )
 from tests.miniatures.from_the_spec import FromTheSpec, Scored
+from tests.miniatures.input_classes import CachedSearch
 from tests.miniatures.spec_freedoms import HybridDenseProbeDistance
 
 __all__ = [
@@ -44,24 +45,13 @@ __all__ = [
 # -- one field at a time: caches and memos keyed without one field -------------------------------------
 
 
-class _SearchCacheWithout(FromTheSpec):
+class _SearchCacheWithout(CachedSearch):
     """Memoizes engine searches on the request without :attr:`left_out` (dropped on each prepare)."""
 
     left_out: ClassVar[str]
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._memory: dict[str, list[Any]] = {}
-
-    def prepare(self, endpoint: Any, corpus: Any) -> None:
-        self._memory.clear()
-        super().prepare(endpoint, corpus)
-
-    def engine_search(self, request: SearchRequest) -> list[Any]:
-        key = request.model_dump_json(exclude={self.left_out})
-        if key not in self._memory:
-            self._memory[key] = super().engine_search(request)
-        return list(self._memory[key])
+    def cache_key(self, request: SearchRequest) -> str:
+        return request.model_dump_json(exclude={self.left_out})
 
 
 class SearchCacheWithoutVector(_SearchCacheWithout):

@@ -76,8 +76,12 @@ class CachedSearch(FromTheSpec):
         self._memory.clear()
         super().prepare(endpoint, corpus)
 
+    def cache_key(self, request: SearchRequest) -> str:
+        """The memory's key: the whole request (a cache keyed without a field is a fault, field_pairs)."""
+        return request.model_dump_json()
+
     def engine_search(self, request: SearchRequest) -> list[Any]:
-        key = request.model_dump_json()
+        key = self.cache_key(request)
         if key not in self._memory:
             self._memory[key] = super().engine_search(request)
         return list(self._memory[key])
