@@ -9,10 +9,9 @@
 - ``_clean``: the collections killed kit runs left on an engine, listed and dropped (``clean``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
 - ``_diff``: what newly fails between two reports (``diff``).
-- ``_upgrade``: one engine against another for one implementation (``upgrade``): its labelled set and
-  embedder (``_upgrade_data``), settings and tolerances (``_upgrade_settings``), the evaluation through
-  the adapter on both engines (``_upgrade_eval``), SciPy's paired tests (``_upgrade_stats``), the
-  comparison and verdict (``_upgrade_compare``) and the pages (``_upgrade_report``).
+- ``_upgrade``: one engine against another for one implementation (``upgrade``): the suite on both
+  engines and its diff, handed to the check itself (:mod:`conformance.upgrade`); its options are
+  ``_upgrade_options``.
 
 The docs site builder is :mod:`conformance.site` (``docs``); the schema writer is in :mod:`conformance.stdio`.
 """

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ._upgrade_options import add_upgrade_parser
+
 __all__ = ["main"]
 
 
@@ -372,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("new", help="the later report.json (or its directory)")
     diff.set_defaults(func=_diff)
 
-    _add_upgrade(sub)
+    add_upgrade_parser(sub, _upgrade)
 
     docs = sub.add_parser(
         "docs", help="write a static site (HTML, Markdown, badges): spec text, scenarios, results per report"
@@ -388,47 +390,6 @@ def build_parser() -> argparse.ArgumentParser:
     docs.add_argument("--spec", default=None, help="spec text to show (default: the pinned spec)")
     docs.set_defaults(func=_docs)
     return parser
-
-
-def _add_upgrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..engines._address import ENGINE_HELP
-    from ..reporting._options import command_line, seed_value
-
-    upgrade = sub.add_parser(
-        "upgrade",
-        help="before a Milvus upgrade: suite, engine checks, retrieval quality and latency, old against new",
-        description="Run the suite with the engine checks, the labelled set in both modes and a latency "
-        "sample on both engines, and compare them with paired tests over queries (docs/upgrade-check.md).",
-        epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed); "
-        "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input)",
-    )
-    upgrade.add_argument(
-        "--from", dest="old", required=True, metavar="ENGINE", help=f"today's engine: {ENGINE_HELP}"
-    )
-    upgrade.add_argument(
-        "--to", dest="new", required=True, metavar="ENGINE", help="the candidate engine, named as --from"
-    )
-    target = upgrade.add_mutually_exclusive_group()
-    target.add_argument("--adapter", default=None, help="the implementation (default: reference)")
-    target.add_argument(
-        "--adapter-cmd", default=None, metavar="CMD", type=command_line, help="a stdio program instead"
-    )
-    upgrade.add_argument("--eval", action="store_true", help="the bundled labelled set (the default)")
-    upgrade.add_argument("--beir", default=None, metavar="DIR", help="a labelled set in the BEIR layout")
-    upgrade.add_argument("--split", default="test", help="the BEIR qrels split (test)")
-    upgrade.add_argument("--limit", type=int, default=None, help="only N queries, in turn from each kind")
-    upgrade.add_argument(
-        "--settings", default=None, help="TOML with [rag] lookup settings, [upgrade] tolerances"
-    )
-    upgrade.add_argument("--out", default="rqs-upgrade", help="directory for the reports (rqs-upgrade)")
-    upgrade.add_argument("--no-suite", action="store_true", help="compare retrieval only, not the suite")
-    upgrade.add_argument("-k", dest="select", default=None, help="only the suite's scenarios matching this")
-    upgrade.add_argument(
-        "--seed", type=seed_value, default=0, help="seed of the query order and resampling (0)"
-    )
-    upgrade.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    upgrade.add_argument("--no-plots", action="store_true", help="no PNG plots (no matplotlib needed)")
-    upgrade.set_defaults(func=_upgrade)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,12 +22,12 @@ from typing import IO
 from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact_uri, register_uri_secrets
-from ..engines._address import parse_engine_address
+from ..engines._address import engine_label, parse_engine_address
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
 from ..reporting import Report
 
-__all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "label", "run_matrix"]
+__all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "run_matrix"]
 
 CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
 LOCAL = "local"  # shorthand for every engine this machine can run
@@ -57,11 +57,6 @@ def expand_engines(engines: Sequence[str]) -> list[str]:
             if name not in out:
                 out.append(name)
     return out
-
-
-def label(engine: str) -> str:
-    """The engine as printed: a ``uri:`` engine with any credentials in it redacted."""
-    return "uri:" + redact_uri(engine[4:]) if engine.startswith("uri:") else engine
 
 
 def _slug(engine: str) -> str:
@@ -98,7 +93,7 @@ def run_matrix(
     for engine in expand_engines(engines):
         started = time.monotonic()
         column = EngineColumn(engine)
-        print(f"[{label(engine)}] starting", file=out, flush=True)
+        print(f"[{engine_label(engine)}] starting", file=out, flush=True)
         try:
             _run_engine(column, root / _slug(engine), adapter, out, select)
         except ConformanceError as exc:
@@ -110,7 +105,7 @@ def run_matrix(
         finally:
             column.seconds = round(time.monotonic() - started, 1)
         verdict = column.report.verdict if column.report else f"NOT RUN: {column.not_run}"
-        print(f"[{label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
+        print(f"[{engine_label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
         columns.append(column)
     write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
     return columns
@@ -191,7 +186,7 @@ def format_engine_matrix(columns: Sequence[EngineColumn]) -> str:
     for column in columns:
         for row in column.report.requirements if column.report else ():
             requirements.setdefault(row.requirement_id, row.requirement_id)
-    header = ["requirement", *(label(c.engine) for c in columns)]
+    header = ["requirement", *(engine_label(c.engine) for c in columns)]
     versions = ["(engine version)", *(c.version or "?" for c in columns)]
     rows = [[rid, *(_cell(c, rid) for c in columns)] for rid in requirements]
     totals = ["TOTAL", *(c.report.verdict if c.report else "NOT RUN" for c in columns)]
@@ -205,17 +200,17 @@ def format_engine_matrix(columns: Sequence[EngineColumn]) -> str:
     lines = [line(header), line(versions), rule, *map(line, rows), rule, line(totals)]
     for column in columns:
         if column.report is None:
-            lines.append(f"{label(column.engine)}: not run: {column.not_run}")
+            lines.append(f"{engine_label(column.engine)}: not run: {column.not_run}")
         elif column.report_path is not None:
-            lines.append(f"{label(column.engine)}: {column.report_path} ({column.seconds:g} s)")
+            lines.append(f"{engine_label(column.engine)}: {column.report_path} ({column.seconds:g} s)")
     return "\n".join(lines)
 
 
 def _summary(columns: Sequence[EngineColumn]) -> list[dict[str, object]]:
     return [
         {
-            "engine": label(c.engine),
-            "milvus": label(c.milvus) if c.milvus else None,
+            "engine": engine_label(c.engine),
+            "milvus": engine_label(c.milvus) if c.milvus else None,
             "version": c.version,
             "verdict": c.report.verdict if c.report else None,
             "requirements": {r.requirement_id: r.verdict for r in c.report.requirements} if c.report else {},

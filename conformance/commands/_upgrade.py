@@ -26,9 +26,10 @@ from typing import IO, Any
 from .. import upgrade
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
+from ..engines import engine_label
 from ..upgrade import SuiteChanges, UpgradeResult
 from ._diff import diff_reports, load_report_data
-from ._engines import label, run_matrix
+from ._engines import run_matrix
 
 __all__ = ["run_upgrade", "upgrade_main"]
 
@@ -43,9 +44,11 @@ def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stre
     problems = []
     for column in columns:
         if column.report is None:
-            problems.append(f"{label(column.engine)}: not run: {column.not_run}")
+            problems.append(f"{engine_label(column.engine)}: not run: {column.not_run}")
         elif column.report.verdict == "NOT JUDGED":
-            problems.append(f"{label(column.engine)}: the kit could not judge the run ({column.report_path})")
+            problems.append(
+                f"{engine_label(column.engine)}: the kit could not judge the run ({column.report_path})"
+            )
     if problems:
         return SuiteChanges(compared=False, why_not="NOT JUDGED: " + "; ".join(problems))
     before, after = (c.report_path for c in columns)

@@ -22,7 +22,7 @@ Nothing here imports the reference, and importing this package starts nothing an
 """
 
 from ..boundary._errors import EngineError
-from ._address import DEFAULT_MILVUS_IMAGE, EngineAddress, parse_engine_address
+from ._address import DEFAULT_MILVUS_IMAGE, EngineAddress, engine_label, parse_engine_address
 from ._engine import DockerUnavailableError, Engine, EngineUnavailableError
 from ._expectations import Expectation, ExpectationError, load_expectations
 from ._proxy import RecordedCall, RecordingProxy
@@ -39,6 +39,7 @@ __all__ = [
     "ExpectationError",
     "RecordedCall",
     "RecordingProxy",
+    "engine_label",
     "load_expectations",
     "parse_engine_address",
     "start_engine",

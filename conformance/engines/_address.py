@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_MILVUS_IMAGE",
     "ENGINE_HELP",
     "EngineAddress",
+    "engine_label",
     "parse_engine_address",
     "validate_image",
 ]
@@ -60,6 +61,11 @@ class EngineAddress:
         if self.kind == "local" and self.target is not None:
             return self.target
         return self.kind if self.target is None else f"{self.kind}:{redact_uri(self.target)}"
+
+
+def engine_label(engine: str) -> str:
+    """An engine name as printed: a ``uri:`` engine with any credentials in it redacted."""
+    return "uri:" + redact_uri(engine[4:]) if engine.startswith("uri:") else engine
 
 
 def _invalid(address: object, why: str) -> EngineError:

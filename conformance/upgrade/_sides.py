@@ -27,8 +27,7 @@ from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
-from ..boundary._redact import redact_uri
-from ..engines import Engine, EngineUnavailableError, parse_engine_address, start_engine
+from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._local import LOCAL_ENGINES
 from ._labelled import embed
 from ._settings import Lookup
@@ -61,11 +60,6 @@ class EngineEvaluation:
     outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
     not_run: dict[str, str] = field(default_factory=dict)  # mode -> why
     failed: str | None = None  # the whole engine: why nothing ran
-
-
-def engine_label(engine: str) -> str:
-    """The engine as printed: a ``uri:`` engine with any credentials in it redacted."""
-    return "uri:" + redact_uri(engine[4:]) if engine.startswith("uri:") else engine
 
 
 def open_engine(address: str) -> Engine:

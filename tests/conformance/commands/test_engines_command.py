@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.commands._cli import main
-from conformance.commands._engines import expand_engines, format_engine_matrix, label, run_matrix
+from conformance.commands._engines import expand_engines, format_engine_matrix, run_matrix
+from conformance.engines import engine_label
 
 
 def test_local_expands_to_the_three_engines_here() -> None:
@@ -22,7 +23,7 @@ def test_local_expands_to_the_three_engines_here() -> None:
 
 
 def test_credentials_never_reach_the_table() -> None:
-    assert "secret" not in label("uri:http://user:secret@host:19530")
+    assert "secret" not in engine_label("uri:http://user:secret@host:19530")
 
 
 @pytest.fixture(scope="module")

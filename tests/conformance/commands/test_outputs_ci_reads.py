@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from conformance.boundary._redact import redact, register_secret, register_uri_secrets
-from conformance.commands._engines import _slug, label
+from conformance.commands._engines import _slug
+from conformance.engines import engine_label
 
 from .test_cli_exit_codes import CLI, ROOT, rag_conformance
 
@@ -180,7 +181,7 @@ def test_a_password_with_a_raw_at_is_hidden_whole() -> None:
     uri = "http://alice:ret99x@pw@milvus.internal:19530"
     register_uri_secrets(uri)
     assert redact(f"cannot reach {uri}") == "cannot reach http://***@milvus.internal:19530"
-    assert "ret99x" not in label(f"uri:{uri}")
+    assert "ret99x" not in engine_label(f"uri:{uri}")
     # Unregistered too: the user info runs to the authority's last "@", as a URI parser reads it.
     assert redact("at http://bob:x@y@z@host:1/p?q") == "at http://***@host:1/p?q"
 
