@@ -144,6 +144,9 @@ def test_a_signal_mid_run_removes_the_container(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A child inherits an ignored SIGINT (a job started in the background by a shell without job
+        # control, as some CI runners start theirs), and the kit rightly leaves an ignored signal alone.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
 
