@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import upgrade
+from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
+from ..boundary._visible import visible_text
 from ..engines import engine_label
 from ..upgrade import SuiteChanges, UpgradeResult
 from ._diff import diff_reports, load_report_data
@@ -105,24 +107,45 @@ def upgrade_main(args: Any) -> int:
             plots=not args.no_plots,
         )
     except ConformanceError as exc:
-        print(redact(f"rag-conformance upgrade: {exc}"), file=sys.stderr)
+        print(visible_text(redact(f"rag-conformance upgrade: {exc}"), one_line=True), file=sys.stderr)
+        if isinstance(exc, OutputNotWrittenError):
+            print("verdict: NOT JUDGED (the report could not be written); exit code 2")
         return 2
-    for line in result.regressions:
-        print(redact(f"regression: {line}"))
-    for line in result.not_compared:
-        print(redact(f"not compared: {line}"))
+    for line in _summary(result, written):
+        # Names, ids and messages come from the engines and the implementation: shown, never obeyed.
+        print(visible_text(redact(line)))
+    return result.exit_code
+
+
+def _n(value: float | None, spec: str) -> str:
+    return "-" if value is None or value != value else format(value, spec)
+
+
+def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
+    """What the terminal shows: regressions, what was not compared, the headline numbers, the files,
+    and the one-line verdict, which names every part not compared (a CI log often shows only it)."""
+    lines = [f"regression: {line}" for line in result.regressions]
+    lines += [f"not compared: {line}" for line in result.not_compared]
+    lines += [f"warning: {line}" for line in result.warnings]
     for row in result.metrics:
         if row.metric in ("nDCG@10", "RR"):
             t = row.test
-            print(
-                f"{row.mode:>6} {row.metric:<8} {t.old_mean:.3f} -> {t.new_mean:.3f} "
-                f"({t.delta:+.3f}, 95% CI {t.ci_low:+.3f}..{t.ci_high:+.3f}, q {t.q_value:.3f})"
+            lines.append(
+                f"{row.mode:>6} {row.metric:<8} {_n(t.old_mean, '.3f')} -> {_n(t.new_mean, '.3f')} "
+                f"({_n(t.delta, '+.3f')}, 95% CI {_n(t.ci_low, '+.3f')}..{_n(t.ci_high, '+.3f')}, "
+                f"q {_n(t.q_value, '.3f')})"
             )
     for lat in result.latency:
-        print(
-            f"{lat.mode:>6} latency p50 {lat.old_p50 * 1000:.1f} -> {lat.new_p50 * 1000:.1f} ms "
-            f"({lat.ratio_p50:.2f}x{'' if lat.interleaved else ', not interleaved'})"
+        ms = {k: _n(getattr(lat, k) * 1000, ".1f") for k in ("old_p50", "new_p50", "old_p95", "new_p95")}
+        lines.append(
+            f"{lat.mode:>6} latency p50 {ms['old_p50']} -> {ms['new_p50']} ms ({_n(lat.ratio_p50, '.2f')}x), "
+            f"p95 {ms['old_p95']} -> {ms['new_p95']} ms ({_n(lat.ratio_p95, '.2f')}x)"
+            f"{'' if lat.interleaved else ', not interleaved'}"
         )
-    print(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
-    print(f"verdict: {result.verdict} ({result.old} -> {result.new}); exit code {result.exit_code}")
-    return result.exit_code
+    lines.append(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
+    verdict = (
+        f"verdict: {result.verdict} (old {result.old} -> new {result.new}); exit code {result.exit_code}"
+    )
+    if result.not_compared:
+        verdict += f"; not compared: {len(result.not_compared)} ({'; '.join(result.not_compared)})"
+    return [*lines, verdict]

@@ -16,33 +16,33 @@ from typing import IO
 
 import evaluation
 
+from ..boundary._atomic import OutputNotWrittenError, write_all_atomically
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import register_secret, register_uri_secrets
 from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
-from ._labelled import UpgradeInputError, load_labelled_set, upgrade_input
+from ._labelled import UpgradeInputError, load_labelled_set
 from ._report import write_reports
+from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, engine_label, evaluate_engines
 from ._suite import SuiteChanges
 
 __all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
 
-RUNS_DIR = "runs"
 SuiteRun = Callable[[Path, IO[str]], SuiteChanges]
 
 
 def export_runs(
     labelled: evaluation.LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path
 ) -> list[Path]:
-    """``runs/``: the qrels and a TREC run per side and mode, ids checked (:func:`evaluation.write_trec`)."""
-    runs = {
-        f"{side}-{mode}.run": (f"{side}-{mode}", {o.query_id: o.ranking for o in outcomes})
-        for side, e in evaluations.items()
-        for mode, outcomes in e.outcomes.items()
-    }
-    with upgrade_input():
-        return evaluation.write_trec(out / RUNS_DIR, labelled.qrels(), runs, docid=labelled.trec_docid)
+    """``runs/``: the qrels and a TREC run per side and mode (:func:`run_files`), written atomically."""
+    files = {out / name: text for name, text in run_files(labelled, evaluations).items()}
+    try:
+        (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWrittenError(out / RUNS_DIR, exc.errno, exc.strerror or str(exc)) from exc
+    return write_all_atomically(files)
 
 
 def run_upgrade(
@@ -101,6 +101,5 @@ def run_upgrade(
         new_label=engine_label(new),
         seed=seed,
     )
-    written = export_runs(labelled, {"old": first, "new": second}, root)
-    written = write_reports(result, root, plots=plots) + written
-    return result, written
+    runs = run_files(labelled, {"old": first, "new": second})
+    return result, write_reports(result, root, plots=plots, runs=runs)
