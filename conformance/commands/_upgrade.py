@@ -19,7 +19,11 @@ each engine and mode, and the qrels, for anyone's own tools.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,13 +40,43 @@ from ._engines import run_matrix
 __all__ = ["run_upgrade", "upgrade_main"]
 
 
-def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stream: IO[str]) -> SuiteChanges:
+@contextmanager
+def _environ(**values: str) -> Iterator[None]:
+    """``os.environ`` with ``values`` for the child processes started inside, as it was after."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _suite(
+    old: str,
+    new: str,
+    adapter: str,
+    out: Path,
+    select: str | None,
+    stream: IO[str],
+    done: Callable[[], object],
+) -> SuiteChanges:
     columns = []
-    for side, engine in (("old", old), ("new", new)):
-        # One run_matrix per side: the same engine twice must run twice, in two report dirs.
-        columns += run_matrix(
-            [engine], report_dir=out / "suite" / side, adapter=adapter, output=stream, select=select
-        )
+    # Hypothesis keeps a storage folder (about 260 files for the whole suite) under each report
+    # directory; the upgrade's folder is for its reports, so the suite's runs keep theirs elsewhere.
+    with (
+        tempfile.TemporaryDirectory(prefix="rqs-upgrade-hypothesis-") as scratch,
+        _environ(HYPOTHESIS_STORAGE_DIRECTORY=scratch),
+    ):
+        for side, engine in (("old", old), ("new", new)):
+            # One run_matrix per side: the same engine twice must run twice, in two report dirs.
+            columns += run_matrix(
+                [engine], report_dir=out / "suite" / side, adapter=adapter, output=stream, select=select
+            )
+            done()
     problems = []
     for column in columns:
         if column.report is None:
@@ -73,8 +107,8 @@ def run_upgrade(
 ) -> tuple[UpgradeResult, list[Path]]:
     """:func:`conformance.upgrade.run_upgrade` with the suite run here, unless ``suite`` is false."""
 
-    def run_suite(out: Path, stream: IO[str]) -> SuiteChanges:
-        return _suite(old, new, adapter, out, select, stream)
+    def run_suite(out: Path, stream: IO[str], done: Callable[[], object]) -> SuiteChanges:
+        return _suite(old, new, adapter, out, select, stream, done)
 
     return upgrade.run_upgrade(
         old, new, adapter=adapter, suite=run_suite if suite else None, output=output, **options
