@@ -241,3 +241,34 @@ def test_run_files_redact_echoed_secrets_and_encode_ids_trec_eval_could_not_spli
 def test_a_trec_id_that_is_already_a_token_is_left_as_it_is() -> None:
     assert trec_id("doc-7#3") == "doc-7#3"
     assert trec_id("naïve#0") == "naïve#0"
+
+
+def test_the_latency_table_shows_p99_where_it_exists_and_the_noise_in_words(tmp_path: Path) -> None:
+    result = _result()
+    dense, hybrid = result.latency
+    rows = [
+        dense.model_copy(
+            update={"old_p99": 0.020, "new_p99": 0.030, "ratio_p99": 1.5, "noise": "A/A: 1.04x"}
+        ),
+        hybrid,  # too few lookups for a p99: None, shown as "-"
+    ]
+    write_reports(result.model_copy(update={"latency": rows}), tmp_path, plots=False)
+    page = (tmp_path / "upgrade.md").read_text()
+    assert "| old (lite) p50 ms | old (lite) p95 ms | old (lite) p99 ms | new (lite) p50 ms |" in page
+    latency = [line for line in page.splitlines() if line.endswith("| yes |  |")]  # interleaved rows
+    dense_row, hybrid_row = latency
+    assert "| 20.0 |" in dense_row
+    assert "| 30.0 |" in dense_row
+    assert "| 1.50 |" in dense_row
+    assert hybrid_row.count("| - |") >= 3
+    assert "Noise (dense): A/A: 1.04x" in page
+
+
+def test_warnings_are_on_the_page_and_in_the_terminal_summary(tmp_path: Path) -> None:
+    from conformance.commands._upgrade import _summary
+
+    result = _result(warnings=["queries.jsonl:3: query q3 has no qrel; it counts as unanswerable"])
+    write_reports(result, tmp_path, plots=False)
+    assert "- Warning: queries.jsonl:3: query q3 has no qrel" in (tmp_path / "upgrade.md").read_text()
+    lines = _summary(result, [])
+    assert "warning: queries.jsonl:3: query q3 has no qrel; it counts as unanswerable" in lines
