@@ -63,7 +63,7 @@ def export_runs(
     labelled: evaluation.LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path
 ) -> list[Path]:
     """``runs/``: the qrels and a TREC run per side and mode (:func:`run_files`), written atomically."""
-    files = {out / name: text for name, text in run_files(labelled, evaluations).items()}
+    files: dict[str | Path, str | bytes] = {out / n: t for n, t in run_files(labelled, evaluations).items()}
     try:
         (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -286,7 +286,7 @@ def write_reports(
     if plots and not pngs and result.deltas:
         sections[0].lines.append(f"No plots: {evaluation.PLOT_EXTRA}.")
     # An engine's or an adapter's message may quote its endpoint or token: every text passes redact().
-    files: dict[Path, str | bytes] = {
+    files: dict[str | Path, str | bytes] = {
         out / "upgrade.json": redact(upgrade_json(result)),
         out / "upgrade.md": redact(_markdown(result, sections)),
         out / "upgrade.html": redact(_html(result, sections, pngs)),
@@ -294,7 +294,7 @@ def write_reports(
     }
     files |= {out / name: png for name, png in pngs.items()}
     files |= {out / name: redact(text) for name, text in (runs or {}).items()}
-    for directory in dict.fromkeys(path.parent for path in files):
+    for directory in dict.fromkeys(Path(path).parent for path in files):
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

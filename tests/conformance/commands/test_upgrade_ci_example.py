@@ -113,3 +113,15 @@ def test_the_step_fails_on_a_regression_and_warns_when_not_judged(
     assert done.returncode == job_exit, done.stdout + done.stderr
     assert says in done.stdout
     assert "--from lite-2.5.1 --to lite --adapter my_rag.conformance:MyImplementation" in summary.read_text()
+
+
+def test_the_step_the_docs_show_is_the_workflows(steps: list[dict[str, Any]]) -> None:
+    page = (WORKFLOW.parents[2] / "docs" / "upgrade-check.md").read_text(encoding="utf-8")
+    section = page.split("## In CI", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    [shown] = yaml.safe_load(block)
+
+    def commands(script: str) -> list[str]:
+        return [line for line in script.splitlines() if not line.strip().startswith("#")]
+
+    assert commands(shown["run"]) == commands(_step(steps, "Upgrade check")["run"])
