@@ -147,7 +147,7 @@ def upgrade_main(args: Any) -> int:
         return 2
     for line in _summary(result, written):
         # Names, ids and messages come from the engines and the implementation: shown, never obeyed.
-        print(visible_text(redact(line)))
+        print(visible_text(redact(line), one_line=True))
     return result.exit_code
 
 

@@ -43,6 +43,7 @@ __all__ = ["PLOTS", "md_text", "write_reports"]
 # and the backslash itself. The HTML characters are escaped as HTML (GitHub renders raw HTML).
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]|~])")
 Line = str | tuple[str, str]  # plain text, or (text shown strong, the rest)
+_PLOT_SLOT = "rqs-plot:%s"  # an image's src until the page is redacted; then its data: URI
 
 
 def md_text(text: object) -> str:
@@ -249,7 +250,15 @@ def _data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _html(r: UpgradeResult, sections: Sequence[_Section], pngs: Mapping[str, bytes]) -> str:
+def _with_plots(page: str, pngs: Mapping[str, bytes]) -> str:
+    """The page with its plots filled in, after the redactor has read the text: base64 is not text, and
+    a short secret could match inside it by chance and break the image."""
+    for name, png in pngs.items():
+        page = page.replace(_PLOT_SLOT % name, _data_uri(png))
+    return page
+
+
+def _html(r: UpgradeResult, sections: Sequence[_Section]) -> str:
     parts = [f"<h1>Upgrade check: {esc(r.old)} to {esc(r.new)}</h1>"]
     css = {"SAFE": "s-conforms", "REGRESSES": "s-does-not-conform", "NOT JUDGED": "s-not-judged"}[r.verdict]
     parts.append(f'<p class="lead"><span class="status {css}">{esc(r.verdict)}</span></p>')
@@ -262,7 +271,7 @@ def _html(r: UpgradeResult, sections: Sequence[_Section], pngs: Mapping[str, byt
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         # The page carries its plots: an HTML report is often opened alone (a CI artifact, a mail).
         parts += [
-            f'<p><img src="{_data_uri(pngs[file])}" alt="{esc(alt)}" style="max-width:100%"></p>'
+            f'<p><img src="{_PLOT_SLOT % file}" alt="{esc(alt)}" style="max-width:100%"></p>'
             for file, alt in s.images
         ]
     return PAGE.substitute(
@@ -289,7 +298,7 @@ def write_reports(
     files: dict[str | Path, str | bytes] = {
         out / "upgrade.json": redact(upgrade_json(result)),
         out / "upgrade.md": redact(_markdown(result, sections)),
-        out / "upgrade.html": redact(_html(result, sections, pngs)),
+        out / "upgrade.html": _with_plots(redact(_html(result, sections)), pngs),
         out / "latency.csv": redact(latency_csv(result)),
     }
     files |= {out / name: png for name, png in pngs.items()}

@@ -272,3 +272,20 @@ def test_warnings_are_on_the_page_and_in_the_terminal_summary(tmp_path: Path) ->
     assert "- Warning: queries.jsonl:3: query q3 has no qrel" in (tmp_path / "upgrade.md").read_text()
     lines = _summary(result, [])
     assert "warning: queries.jsonl:3: query q3 has no qrel; it counts as unanswerable" in lines
+
+
+def test_an_embedded_plot_survives_a_secret_that_its_base64_happens_to_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import base64
+
+    from conformance.upgrade import _report
+
+    encoded = "iVBORw0KGgoAS3cr3tPl0tAA"  # a PNG's signature, then the secret, in base64
+    monkeypatch.setattr(
+        _report, "draw_plots", lambda result: {"upgrade-deltas.png": base64.b64decode(encoded)}
+    )
+    register_secret("S3cr3tPl0t")
+    write_reports(_result(), tmp_path)
+    html = (tmp_path / "upgrade.html").read_text()
+    assert f'src="data:image/png;base64,{encoded}"' in html  # the image as drawn, not redacted into "***"
