@@ -170,7 +170,8 @@ def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
                 f"q {_n(t.q_value, '.3f')})"
             )
     for lat in result.latency:
-        ms = {k: _n(getattr(lat, k) * 1000, ".1f") for k in ("old_p50", "new_p50", "old_p95", "new_p95")}
+        times = {k: getattr(lat, k) for k in ("old_p50", "new_p50", "old_p95", "new_p95")}
+        ms = {k: _n(None if v is None else v * 1000, ".1f") for k, v in times.items()}
         lines.append(
             f"{lat.mode:>6} latency p50 {ms['old_p50']} -> {ms['new_p50']} ms ({_n(lat.ratio_p50, '.2f')}x), "
             f"p95 {ms['old_p95']} -> {ms['new_p95']} ms ({_n(lat.ratio_p95, '.2f')}x)"

@@ -13,6 +13,7 @@ written under ``--out`` until every file of the report exists.
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -56,22 +57,30 @@ def _latency(path: Path, result: UpgradeResult) -> Path:
     return path
 
 
+def _exists(*values: float | None) -> bool:
+    return all(v is not None and math.isfinite(v) for v in values)
+
+
 def _drawers(result: UpgradeResult) -> dict[str, Callable[[Path], Any]]:
     modes = list(result.deltas)
     drawers: dict[str, Callable[[Path], Any]] = {}
+    # A metric with no value (no answerable query) has nothing to draw; its row says why.
+    shown = [m for m in result.metrics if _exists(m.test.delta, m.test.ci_low, m.test.ci_high)]
     if modes:
         drawers["deltas"] = lambda p: evaluation.plot_differences(
             p, {f"{mode}: per-query nDCG@10, new - old": result.deltas[mode] for mode in modes}
         )
+    if shown:
         drawers["metrics"] = lambda p: evaluation.plot_intervals(
             p,
-            [f"{m.metric}\n{m.mode}" for m in result.metrics],
-            [m.test.delta for m in result.metrics],
-            [(m.test.ci_low, m.test.ci_high) for m in result.metrics],
-            flagged=[m.regressed for m in result.metrics],
+            [f"{m.metric}\n{m.mode}" for m in shown],
+            [m.test.delta for m in shown],
+            [(m.test.ci_low, m.test.ci_high) for m in shown],
+            flagged=[m.regressed for m in shown],
             ylabel="mean difference (new - old)",
             title="Ranking metrics: difference with 95% interval",
         )
+    if modes:
         drawers["quality"] = lambda p: evaluation.plot_score_histograms(
             p,
             {

@@ -289,3 +289,21 @@ def test_an_embedded_plot_survives_a_secret_that_its_base64_happens_to_hold(
     write_reports(_result(), tmp_path)
     html = (tmp_path / "upgrade.html").read_text()
     assert f'src="data:image/png;base64,{encoded}"' in html  # the image as drawn, not redacted into "***"
+
+
+def test_numbers_that_do_not_exist_render_as_a_dash_on_every_output(tmp_path: Path) -> None:
+    from conformance.commands._upgrade import _summary
+
+    result = _result()
+    empty = result.metrics[3].test.model_copy(update={"delta": math.nan, "ci_low": None, "q_value": None})
+    metrics = [*result.metrics[:3], result.metrics[3].model_copy(update={"test": empty}), *result.metrics[4:]]
+    latency = [result.latency[0].model_copy(update={"old_p50": None, "ratio_p50": None}), result.latency[1]]
+    missing = result.model_copy(update={"metrics": metrics, "latency": latency})
+    written = {p.name for p in write_reports(missing, tmp_path)}
+    assert {"upgrade-metrics.png", "upgrade-deltas.png"} <= written  # drawn without the missing bar
+    _strict((tmp_path / "upgrade.json").read_text())
+    [ndcg] = [line for line in _summary(missing, []) if "dense nDCG@10" in line]
+    assert "(-, 95% CI -.." in ndcg
+    assert "q -)" in ndcg
+    [dense] = [line for line in _summary(missing, []) if "dense latency" in line]
+    assert dense.startswith(" dense latency p50 - -> ")
