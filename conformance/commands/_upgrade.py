@@ -12,9 +12,12 @@ On each engine, for one implementation (the reference, ``--adapter`` or ``--adap
 Steps 2 and 3 are the check's own folder, :mod:`conformance.upgrade`, on the evaluation package.
 
 Exit 0: nothing regresses beyond the tolerances; 1: something does (the report says what); 2: the
-check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input).
-Writes ``upgrade.md``, ``upgrade.html``, ``upgrade.json``, the plots, and ``runs/``: the TREC run of
-each engine and mode, and the qrels, for anyone's own tools.
+check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, a report
+file that could not be written). Writes ``upgrade.md``, ``upgrade.html``, ``upgrade.json`` (with
+every query's values, keyed by id), ``latency.csv``, the plots, and ``runs/``: the TREC run of each
+engine and mode, and the qrels, for anyone's own tools; all at once, atomically. What it prints is
+redacted and its control characters made visible; the last line is the verdict, naming every part
+not compared.
 """
 
 from __future__ import annotations
