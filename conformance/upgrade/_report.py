@@ -19,6 +19,7 @@ disk or an unwritable file leaves the earlier report whole and is one
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import re
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,8 @@ from ..site._templates import CSS, PAGE
 from ._data import latency_csv, upgrade_json
 from ._gate import UpgradeResult
 from ._plots import PLOTS, draw_plots
+from ._runs import RUNS_DIR
+from ._sides import MODES
 
 __all__ = ["PLOTS", "md_text", "write_reports"]
 
@@ -308,4 +311,17 @@ def write_reports(
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OutputNotWrittenError(directory, exc.errno, exc.strerror or str(exc)) from exc
-    return write_all_atomically(files)
+    written = write_all_atomically(files)
+    _remove_stale(out, written)
+    return written
+
+
+def _remove_stale(out: Path, written: list[Path]) -> None:
+    """Remove the kit's own files that an earlier run wrote here and this one did not (a plot under
+    ``--no-plots``, the run of a mode that did not run this time): read beside this report, they would
+    pass for its own. Only after every new file is in place, and only names this check writes."""
+    ours = {out / name for name in PLOTS.values()}
+    ours |= {out / RUNS_DIR / f"{side}-{mode}.run" for side in ("old", "new") for mode in MODES}
+    for stale in ours - set(written):
+        with contextlib.suppress(OSError):
+            stale.unlink(missing_ok=True)

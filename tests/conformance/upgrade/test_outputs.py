@@ -307,3 +307,15 @@ def test_numbers_that_do_not_exist_render_as_a_dash_on_every_output(tmp_path: Pa
     assert "q -)" in ndcg
     [dense] = [line for line in _summary(missing, []) if "dense latency" in line]
     assert dense.startswith(" dense latency p50 - -> ")
+
+
+def test_a_new_report_leaves_no_file_of_an_earlier_one_that_would_pass_for_its_own(tmp_path: Path) -> None:
+    both = {"old": _evaluation("lite"), "new": _evaluation("lite")}
+    first = write_reports(_result(per_query=_records()), tmp_path, runs=run_files(LABELLED, both))
+    assert tmp_path / "upgrade-latency.png" in first
+    assert tmp_path / "runs" / "new-hybrid.run" in first
+    del both["new"].outcomes["hybrid"]  # hybrid did not run on the new engine this time
+    second = write_reports(_result(), tmp_path, plots=False, runs=run_files(LABELLED, both))
+    left = {p for p in tmp_path.rglob("*") if p.is_file()}
+    assert left == set(second)
+    assert not (tmp_path / "runs" / "new-hybrid.run").exists()
