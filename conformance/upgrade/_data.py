@@ -19,6 +19,7 @@ import json
 import math
 from typing import Any
 
+from ..boundary._redact import redact
 from ..boundary._visible import visible_text
 from ._gate import UpgradeResult
 
@@ -82,6 +83,6 @@ def latency_csv(result: UpgradeResult) -> str:
         for side, records in sides.items():
             for r in records:
                 seconds = "" if r.seconds is None or not math.isfinite(r.seconds) else f"{r.seconds:.6f}"
-                error = visible_text(r.error, one_line=True) if r.error else ""
+                error = visible_text(redact(r.error), one_line=True) if r.error else ""
                 writer.writerow((mode, visible_text(r.query_id, one_line=True), side, seconds, error))
     return out.getvalue()

@@ -51,8 +51,14 @@ _PLOT_SLOT = "rqs-plot:%s"  # an image's src until the page is redacted; then it
 
 def md_text(text: object) -> str:
     """``text`` as Markdown that shows exactly it: no markup, no HTML, no control character, one line."""
-    shown = visible_text(str(text), one_line=True)
+    # Redacted before it is escaped: an escaped secret ("tok\\_en") would no longer match the redactor.
+    shown = visible_text(redact(str(text)), one_line=True)
     return html.escape(_MARKDOWN_ACTIVE.sub(r"\\\1", shown), quote=False)
+
+
+def _esc(text: object) -> str:
+    """The site's HTML escaping, of the redacted text (as :func:`md_text`, for the same reason)."""
+    return esc(redact(str(text)))
 
 
 @dataclass
@@ -245,8 +251,8 @@ def _markdown(r: UpgradeResult, sections: Sequence[_Section]) -> str:
 
 def _html_line(line: Line) -> str:
     if isinstance(line, tuple):
-        return f"<strong>{esc(line[0])}</strong>{esc(line[1])}"
-    return esc(line)
+        return f"<strong>{_esc(line[0])}</strong>{_esc(line[1])}"
+    return _esc(line)
 
 
 def _data_uri(png: bytes) -> str:
@@ -262,28 +268,28 @@ def _with_plots(page: str, pngs: Mapping[str, bytes]) -> str:
 
 
 def _html(r: UpgradeResult, sections: Sequence[_Section]) -> str:
-    parts = [f"<h1>Upgrade check: {esc(r.old)} to {esc(r.new)}</h1>"]
+    parts = [f"<h1>Upgrade check: {_esc(r.old)} to {_esc(r.new)}</h1>"]
     css = {"SAFE": "s-conforms", "REGRESSES": "s-does-not-conform", "NOT JUDGED": "s-not-judged"}[r.verdict]
-    parts.append(f'<p class="lead"><span class="status {css}">{esc(r.verdict)}</span></p>')
+    parts.append(f'<p class="lead"><span class="status {css}">{_esc(r.verdict)}</span></p>')
     for s in sections:
-        parts.append(f"<h2>{esc(s.title)}</h2>")
+        parts.append(f"<h2>{_esc(s.title)}</h2>")
         parts += [f"<p>{_html_line(line)}</p>" for line in s.lines]
         if s.rows:
-            head = "".join(f"<th>{esc(h)}</th>" for h in s.header)
-            body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in s.rows)
+            head = "".join(f"<th>{_esc(h)}</th>" for h in s.header)
+            body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in s.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         # The page carries its plots: an HTML report is often opened alone (a CI artifact, a mail).
         parts += [
-            f'<p><img src="{_PLOT_SLOT % file}" alt="{esc(alt)}" style="max-width:100%"></p>'
+            f'<p><img src="{_PLOT_SLOT % file}" alt="{_esc(alt)}" style="max-width:100%"></p>'
             for file, alt in s.images
         ]
     return PAGE.substitute(
-        title=esc(f"Upgrade check: {r.old} to {r.new}"),
+        title=_esc(f"Upgrade check: {r.old} to {r.new}"),
         css=CSS,
         site="rag-retrieval-quality-score",
         crumb=' <span class="crumb">/ upgrade check</span>',
         body="\n".join(parts),
-        footer=esc(f"rag-conformance upgrade; verdict {r.verdict}; data in upgrade.json, latency.csv"),
+        footer=_esc(f"rag-conformance upgrade; verdict {r.verdict}; data in upgrade.json, latency.csv"),
     )
 
 

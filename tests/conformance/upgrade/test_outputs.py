@@ -319,3 +319,14 @@ def test_a_new_report_leaves_no_file_of_an_earlier_one_that_would_pass_for_its_o
     left = {p for p in tmp_path.rglob("*") if p.is_file()}
     assert left == set(second)
     assert not (tmp_path / "runs" / "new-hybrid.run").exists()
+
+
+def test_a_secret_the_pages_would_escape_is_redacted_before_it_is_escaped(tmp_path: Path) -> None:
+    secret = "s3cr_et*<Tok>&en"
+    register_secret(secret)
+    result = _result(regressions=[f"prepare failed: auth {secret} refused"])
+    write_reports(result, tmp_path, plots=False)
+    for page in ("upgrade.md", "upgrade.html", "upgrade.json"):
+        text = (tmp_path / page).read_text()
+        assert "s3cr" not in text, page  # neither as written nor in any escaped form
+        assert "auth *** refused" in text or "auth \\*\\*\\* refused" in text, page
