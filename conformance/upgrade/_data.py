@@ -84,5 +84,5 @@ def latency_csv(result: UpgradeResult) -> str:
             for r in records:
                 seconds = "" if r.seconds is None or not math.isfinite(r.seconds) else f"{r.seconds:.6f}"
                 error = visible_text(redact(r.error), one_line=True) if r.error else ""
-                writer.writerow((mode, visible_text(r.query_id, one_line=True), side, seconds, error))
+                writer.writerow((mode, visible_text(redact(r.query_id), one_line=True), side, seconds, error))
     return out.getvalue()
