@@ -12,20 +12,29 @@ On each engine, for one implementation (the reference, ``--adapter`` or ``--adap
 Steps 2 and 3 are the check's own folder, :mod:`conformance.upgrade`, on the evaluation package.
 
 Exit 0: nothing regresses beyond the tolerances; 1: something does (the report says what); 2: the
-check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input).
-Writes ``upgrade.md``, ``upgrade.html``, ``upgrade.json``, the plots, and ``runs/``: the TREC run of
-each engine and mode, and the qrels, for anyone's own tools.
+check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, a report
+file that could not be written). Writes ``upgrade.md``, ``upgrade.html``, ``upgrade.json`` (with
+every query's values, keyed by id), ``latency.csv``, the plots, and ``runs/``: the TREC run of each
+engine and mode, and the qrels, for anyone's own tools; all at once, atomically. What it prints is
+redacted and its control characters made visible; the last line is the verdict, naming every part
+not compared.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from .. import upgrade
+from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
+from ..boundary._visible import visible_text
 from ..engines import engine_label
 from ..upgrade import SuiteChanges, UpgradeResult
 from ._diff import diff_reports, load_report_data
@@ -34,13 +43,43 @@ from ._engines import run_matrix
 __all__ = ["run_upgrade", "upgrade_main"]
 
 
-def _suite(old: str, new: str, adapter: str, out: Path, select: str | None, stream: IO[str]) -> SuiteChanges:
+@contextmanager
+def _environ(**values: str) -> Iterator[None]:
+    """``os.environ`` with ``values`` for the child processes started inside, as it was after."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _suite(
+    old: str,
+    new: str,
+    adapter: str,
+    out: Path,
+    select: str | None,
+    stream: IO[str],
+    done: Callable[[], object],
+) -> SuiteChanges:
     columns = []
-    for side, engine in (("old", old), ("new", new)):
-        # One run_matrix per side: the same engine twice must run twice, in two report dirs.
-        columns += run_matrix(
-            [engine], report_dir=out / "suite" / side, adapter=adapter, output=stream, select=select
-        )
+    # Hypothesis keeps a storage folder (about 260 files for the whole suite) under each report
+    # directory; the upgrade's folder is for its reports, so the suite's runs keep theirs elsewhere.
+    with (
+        tempfile.TemporaryDirectory(prefix="rqs-upgrade-hypothesis-") as scratch,
+        _environ(HYPOTHESIS_STORAGE_DIRECTORY=scratch),
+    ):
+        for side, engine in (("old", old), ("new", new)):
+            # One run_matrix per side: the same engine twice must run twice, in two report dirs.
+            columns += run_matrix(
+                [engine], report_dir=out / "suite" / side, adapter=adapter, output=stream, select=select
+            )
+            done()
     problems = []
     for column in columns:
         if column.report is None:
@@ -71,8 +110,8 @@ def run_upgrade(
 ) -> tuple[UpgradeResult, list[Path]]:
     """:func:`conformance.upgrade.run_upgrade` with the suite run here, unless ``suite`` is false."""
 
-    def run_suite(out: Path, stream: IO[str]) -> SuiteChanges:
-        return _suite(old, new, adapter, out, select, stream)
+    def run_suite(out: Path, stream: IO[str], done: Callable[[], object]) -> SuiteChanges:
+        return _suite(old, new, adapter, out, select, stream, done)
 
     return upgrade.run_upgrade(
         old, new, adapter=adapter, suite=run_suite if suite else None, output=output, **options
@@ -105,24 +144,46 @@ def upgrade_main(args: Any) -> int:
             plots=not args.no_plots,
         )
     except ConformanceError as exc:
-        print(redact(f"rag-conformance upgrade: {exc}"), file=sys.stderr)
+        print(visible_text(redact(f"rag-conformance upgrade: {exc}"), one_line=True), file=sys.stderr)
+        if isinstance(exc, OutputNotWrittenError):
+            print("verdict: NOT JUDGED (the report could not be written); exit code 2")
         return 2
-    for line in result.regressions:
-        print(redact(f"regression: {line}"))
-    for line in result.not_compared:
-        print(redact(f"not compared: {line}"))
+    for line in _summary(result, written):
+        # Names, ids and messages come from the engines and the implementation: shown, never obeyed.
+        print(visible_text(redact(line), one_line=True))
+    return result.exit_code
+
+
+def _n(value: float | None, spec: str) -> str:
+    return "-" if value is None or value != value else format(value, spec)
+
+
+def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
+    """What the terminal shows: regressions, what was not compared, the headline numbers, the files,
+    and the one-line verdict, which names every part not compared (a CI log often shows only it)."""
+    lines = [f"regression: {line}" for line in result.regressions]
+    lines += [f"not compared: {line}" for line in result.not_compared]
+    lines += [f"warning: {line}" for line in result.warnings]
     for row in result.metrics:
         if row.metric in ("nDCG@10", "RR"):
             t = row.test
-            print(
-                f"{row.mode:>6} {row.metric:<8} {t.old_mean:.3f} -> {t.new_mean:.3f} "
-                f"({t.delta:+.3f}, 95% CI {t.ci_low:+.3f}..{t.ci_high:+.3f}, q {t.q_value:.3f})"
+            lines.append(
+                f"{row.mode:>6} {row.metric:<8} {_n(t.old_mean, '.3f')} -> {_n(t.new_mean, '.3f')} "
+                f"({_n(t.delta, '+.3f')}, 95% CI {_n(t.ci_low, '+.3f')}..{_n(t.ci_high, '+.3f')}, "
+                f"q {_n(t.q_value, '.3f')})"
             )
     for lat in result.latency:
-        print(
-            f"{lat.mode:>6} latency p50 {lat.old_p50 * 1000:.1f} -> {lat.new_p50 * 1000:.1f} ms "
-            f"({lat.ratio_p50:.2f}x{'' if lat.interleaved else ', not interleaved'})"
+        times = {k: getattr(lat, k) for k in ("old_p50", "new_p50", "old_p95", "new_p95")}
+        ms = {k: _n(None if v is None else v * 1000, ".1f") for k, v in times.items()}
+        lines.append(
+            f"{lat.mode:>6} latency p50 {ms['old_p50']} -> {ms['new_p50']} ms ({_n(lat.ratio_p50, '.2f')}x), "
+            f"p95 {ms['old_p95']} -> {ms['new_p95']} ms ({_n(lat.ratio_p95, '.2f')}x)"
+            f"{'' if lat.interleaved else ', not interleaved'}"
         )
-    print(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
-    print(f"verdict: {result.verdict} ({result.old} -> {result.new}); exit code {result.exit_code}")
-    return result.exit_code
+    lines.append(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
+    verdict = (
+        f"verdict: {result.verdict} (old {result.old} -> new {result.new}); exit code {result.exit_code}"
+    )
+    if result.not_compared:
+        verdict += f"; not compared: {len(result.not_compared)} ({'; '.join(result.not_compared)})"
+    return [*lines, verdict]

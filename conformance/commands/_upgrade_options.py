@@ -22,7 +22,8 @@ def add_upgrade_parser(
         description="Run the suite with the engine checks, the labelled set in both modes and a latency "
         "sample on both engines, and compare them with paired tests over queries (docs/upgrade-check.md).",
         epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed); "
-        "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input)",
+        "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, "
+        "a report file that could not be written: the earlier report is kept)",
     )
     upgrade.add_argument(
         "--from", dest="old", required=True, metavar="ENGINE", help=f"today's engine: {ENGINE_HELP}"

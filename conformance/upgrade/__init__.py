@@ -12,7 +12,10 @@ files, the paired statistics, the plots, the progress bar, the embedder) are the
   on both, interleaved where they can run at once;
 - ``_suite``: the conformance suite's changes by scenario id, as the gate reads them;
 - ``_gate``: the paired comparison, the tolerances and the verdict;
-- ``_report``: ``upgrade.md``, ``upgrade.html``, ``upgrade.json`` and the plots.
+- ``_report``: ``upgrade.md`` and ``upgrade.html``, and every file written at once, atomically;
+- ``_data``: ``upgrade.json`` (per-query values keyed by id, never NaN) and ``latency.csv``;
+- ``_plots``: the PNGs, drawn by the evaluation package;
+- ``_runs``: the TREC runs and qrels, ids redacted and encoded where a TREC file could not carry them.
 
 The command line (``conformance/commands/_upgrade.py``) runs the suite and prints the verdict.
 """

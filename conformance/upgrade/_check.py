@@ -8,41 +8,67 @@ are this folder's.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, cast
 
 import evaluation
 
+from ..boundary._atomic import OutputNotWrittenError, write_all_atomically
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import register_secret, register_uri_secrets
 from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
-from ._labelled import UpgradeInputError, load_labelled_set, upgrade_input
+from ._labelled import UpgradeInputError, load_labelled_set
 from ._report import write_reports
+from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, engine_label, evaluate_engines
 from ._suite import SuiteChanges
 
 __all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
 
-RUNS_DIR = "runs"
-SuiteRun = Callable[[Path, IO[str]], SuiteChanges]
+# (the output folder, where to say what it does, one call per engine whose suite run has finished)
+SuiteRun = Callable[[Path, IO[str], Callable[[], object]], SuiteChanges]
+
+
+class _ThroughBar(io.TextIOBase):
+    """A text stream whose lines are printed above a live progress bar (tqdm's ``write``), not over it."""
+
+    def __init__(self, bar: Any, stream: IO[str]) -> None:
+        self._bar, self._stream, self._pending = bar, stream, ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self._pending = (self._pending + text).split("\n")
+        for line in lines:
+            self._bar.write(line, file=self._stream)
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def _through(bar: Any, stream: IO[str]) -> IO[str]:
+    """``stream``, or, while ``bar`` is drawn, a stream that prints above it."""
+    return stream if bar.disable else cast(IO[str], _ThroughBar(bar, stream))
 
 
 def export_runs(
     labelled: evaluation.LabelledSet, evaluations: dict[str, EngineEvaluation], out: Path
 ) -> list[Path]:
-    """``runs/``: the qrels and a TREC run per side and mode, ids checked (:func:`evaluation.write_trec`)."""
-    runs = {
-        f"{side}-{mode}.run": (f"{side}-{mode}", {o.query_id: o.ranking for o in outcomes})
-        for side, e in evaluations.items()
-        for mode, outcomes in e.outcomes.items()
-    }
-    with upgrade_input():
-        return evaluation.write_trec(out / RUNS_DIR, labelled.qrels(), runs, docid=labelled.trec_docid)
+    """``runs/``: the qrels and a TREC run per side and mode (:func:`run_files`), written atomically."""
+    files: dict[str | Path, str | bytes] = {out / n: t for n, t in run_files(labelled, evaluations).items()}
+    try:
+        (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWrittenError(out / RUNS_DIR, exc.errno, exc.strerror or str(exc)) from exc
+    return write_all_atomically(files)
 
 
 def run_upgrade(
@@ -72,7 +98,10 @@ def run_upgrade(
         raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
     config = load_upgrade_settings(settings)
     labelled = load_labelled_set(beir, split=split, limit=limit)
-    changes = suite(root, stream) if suite else SuiteChanges(compared=False, why_not="skipped (--no-suite)")
+    changes = SuiteChanges(compared=False, why_not="skipped (--no-suite)")
+    if suite is not None:
+        with evaluation.progress_bar("upgrade: suite", 2, enabled=progress, unit="engine") as bar:
+            changes = suite(root, _through(bar, stream), lambda: bar.update(1))
     total = len(labelled.queries) * len(MODES) * 2
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
 
@@ -82,7 +111,14 @@ def run_upgrade(
 
         try:
             first, second, interleaved = evaluate_engines(
-                adapter, old, new, labelled, config.rag, seed=seed, progress=advance, output=stream
+                adapter,
+                old,
+                new,
+                labelled,
+                config.rag,
+                seed=seed,
+                progress=advance,
+                output=_through(bar, stream),
             )
         except ConformanceError as exc:
             # Either engine may be the one that failed; the message names it. Nothing was evaluated.
@@ -101,6 +137,5 @@ def run_upgrade(
         new_label=engine_label(new),
         seed=seed,
     )
-    written = export_runs(labelled, {"old": first, "new": second}, root)
-    written = write_reports(result, root, plots=plots) + written
-    return result, written
+    runs = run_files(labelled, {"old": first, "new": second})
+    return result, write_reports(result, root, plots=plots, runs=runs)

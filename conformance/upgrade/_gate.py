@@ -21,7 +21,16 @@ from ._settings import UpgradeSettings
 from ._sides import MODES, EngineEvaluation, Outcome
 from ._suite import SuiteChanges
 
-__all__ = ["METRICS", "GateRow", "LatencyRow", "MetricRow", "Mover", "UpgradeResult", "compare"]
+__all__ = [
+    "METRICS",
+    "GateRow",
+    "LatencyRow",
+    "MetricRow",
+    "Mover",
+    "QueryRecord",
+    "UpgradeResult",
+    "compare",
+]
 
 METRICS = ("R@1", "R@5", "R@10", "nDCG@10", "RR")
 LEVELS = ("NONE", "WEAK", "RELEVANT", "HIGHLY_RELEVANT", "PRECISE")  # ordinal, worst first
@@ -58,6 +67,16 @@ class Mover(_Value):
     delta: float
 
 
+class QueryRecord(_Value):
+    """One query on one side in one mode."""
+
+    query_id: str
+    # METRICS -> value; {} for a query with no relevant document, or one that errored
+    metrics: dict[str, float] = {}
+    seconds: float | None = None  # lookup wall time; None when it errored
+    error: str | None = None  # the failure's first line after the retry, else None
+
+
 class LatencyRow(_Value):
     mode: str
     old_p50: float
@@ -69,6 +88,10 @@ class LatencyRow(_Value):
     interleaved: bool
     log_ratio_test: PairedTest  # log(new seconds) - log(old seconds) per query
     regressed: bool = False
+    old_p99: float | None = None
+    new_p99: float | None = None
+    ratio_p99: float | None = None  # None where the sample is too small
+    noise: str | None = None  # what the A/A calibration measured, said in words
 
 
 class UpgradeResult(_Value):
@@ -91,6 +114,8 @@ class UpgradeResult(_Value):
     not_compared: list[str]
     regressions: list[str]
     verdict: Verdict
+    per_query: dict[str, dict[str, list[QueryRecord]]] = {}  # mode -> "old"/"new" -> records, set order
+    warnings: list[str] = []  # suspicious but allowed (the labelled set's warnings, etc.)
 
     @property
     def exit_code(self) -> int:

@@ -1,44 +1,85 @@
-"""The reports of ``rag-conformance upgrade``: one page per upgrade, in Markdown and HTML, and JSON.
+"""The reports of ``rag-conformance upgrade``: one page per upgrade in Markdown and HTML, the data,
+the plots and the runs, all written at once.
 
 Both pages are rendered from one list of sections (a heading, sentences, a table, images), so they
-cannot disagree. The HTML page uses the docs site's skeleton and stylesheet (:mod:`conformance.site`).
-The plots (the evaluation package's drawers; matplotlib, the ``plot`` extra) are where people look
-rather than read: the per-query nDCG@10 differences, the metric differences with their intervals, and
-the top qualityScore of both engines side by side. Without matplotlib the pages say so and show the
-tables alone.
+cannot disagree. The sections hold plain text: engine and implementation names, query text and
+messages come from outside the kit, so each renderer escapes all of it for its format. Markdown as
+the docs site does (HTML escaped, since GitHub renders raw HTML; ``|`` escaped in cells) and every
+character that opens Markdown markup (emphasis, code, links) backslash-escaped, control characters
+made visible (:func:`~conformance.boundary.visible_text`); HTML through the site's :func:`esc`. The
+HTML page uses the site's skeleton and stylesheet and carries its plots inside (``data:`` URIs), so it
+can be mailed or uploaded alone. Without matplotlib the pages say so and show the tables alone.
+
+Every file (``upgrade.json``, ``upgrade.md``, ``upgrade.html``, ``latency.csv``, the PNGs, ``runs/``)
+is written by :func:`write_reports` in one :func:`~conformance.boundary.write_all_atomically`: a full
+disk or an unwritable file leaves the earlier report whole and is one
+:class:`~conformance.boundary.OutputNotWrittenError` naming the path and the errno.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+import base64
+import contextlib
+import html
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import evaluation
 from evaluation import PairedTest
 
+from ..boundary._atomic import OutputNotWrittenError, write_all_atomically
 from ..boundary._redact import redact
+from ..boundary._visible import visible_text
 from ..site._html_parts import esc
 from ..site._templates import CSS, PAGE
+from ._data import latency_csv, upgrade_json
 from ._gate import UpgradeResult
+from ._plots import PLOTS, draw_plots
+from ._runs import RUNS_DIR
+from ._sides import MODES
 
-__all__ = ["write_reports"]
+__all__ = ["PLOTS", "md_text", "write_reports"]
 
-PLOTS = {"deltas": "upgrade-deltas.png", "metrics": "upgrade-metrics.png", "quality": "upgrade-quality.png"}
+# What opens Markdown markup inline: emphasis, code, links and images, strikethrough, a cell border,
+# and the backslash itself. The HTML characters are escaped as HTML (GitHub renders raw HTML).
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]|~])")
+Line = str | tuple[str, str]  # plain text, or (text shown strong, the rest)
+_PLOT_SLOT = "rqs-plot:%s"  # an image's src until the page is redacted; then its data: URI
+
+
+def md_text(text: object) -> str:
+    """``text`` as Markdown that shows exactly it: no markup, no HTML, no control character, one line."""
+    # Redacted before it is escaped: an escaped secret ("tok\\_en") would no longer match the redactor.
+    shown = visible_text(redact(str(text)), one_line=True)
+    return html.escape(_MARKDOWN_ACTIVE.sub(r"\\\1", shown), quote=False)
+
+
+def _esc(text: object) -> str:
+    """The site's HTML escaping, of the redacted text (as :func:`md_text`, for the same reason)."""
+    return esc(redact(str(text)))
 
 
 @dataclass
 class _Section:
     title: str
-    lines: list[str] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
     header: Sequence[str] = ()
     rows: list[Sequence[str]] = field(default_factory=list)
     images: list[tuple[str, str]] = field(default_factory=list)  # (file, alt)
 
 
 def _f(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def _d(value: float | None) -> str:
+    return "-" if value is None or value != value else f"{value:+.3f}"
+
+
+def _ms(seconds: float | None) -> str:
+    return _f(None if seconds is None else seconds * 1000, 1)
 
 
 def _test_row(mode: str, name: str, x: PairedTest, regressed: bool, *, d_z: bool) -> tuple[str, ...]:
@@ -49,8 +90,8 @@ def _test_row(mode: str, name: str, x: PairedTest, regressed: bool, *, d_z: bool
         name,
         _f(x.old_mean),
         _f(x.new_mean),
-        f"{x.delta:+.3f}",
-        f"{x.ci_low:+.3f} .. {x.ci_high:+.3f}",
+        _d(x.delta),
+        f"{_d(x.ci_low)} .. {_d(x.ci_high)}",
         *effect,
         _f(x.p_value, 4),
         _f(x.q_value, 4),
@@ -58,18 +99,27 @@ def _test_row(mode: str, name: str, x: PairedTest, regressed: bool, *, d_z: bool
     )
 
 
+def side_labels(r: UpgradeResult) -> tuple[str, str]:
+    """The column names of the two sides: "old (lite)" and "new (lite)", never "lite" and "lite"."""
+    return f"old ({r.old})", f"new ({r.new})"
+
+
 def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
-    old, new = r.old, r.new
+    old, new = side_labels(r)
     verdict = _Section("Verdict")
     verdict.lines.append(
-        f"**{r.verdict}** (exit code {r.exit_code}): {old} ({r.old_version}) to {new} ({r.new_version}), "
-        f"adapter {r.adapter}, labelled set {r.labelled_set} "
-        f"({r.queries} queries, {r.answerable} answerable)."
+        (
+            r.verdict,
+            f" (exit code {r.exit_code}): {r.old} ({r.old_version}) to {r.new} ({r.new_version}), "
+            f"adapter {r.adapter}, labelled set {r.labelled_set} "
+            f"({r.queries} queries, {r.answerable} answerable).",
+        )
     )
     verdict.lines += [f"Regression: {line}" for line in r.regressions] or [
         "Nothing regresses beyond the tolerances."
     ]
     verdict.lines += [f"Not compared: {line}" for line in r.not_compared]
+    verdict.lines += [f"Warning: {line}" for line in r.warnings]
     t = r.settings.upgrade
     verdict.lines.append(
         f"Tolerances: alpha {t.alpha:g} (Benjamini-Hochberg adjusted), metric drop {t.max_metric_drop:g}, "
@@ -93,7 +143,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         for name, rows in groups:
             for s in rows:
                 # The new engine's word when it has one (why it fails), else the old one's (why it did).
-                text = s.get("message") or (f"on {old}: {s['old_message']}" if s.get("old_message") else "")
+                text = s.get("message") or (f"on {r.old}: {s['old_message']}" if s.get("old_message") else "")
                 message = text.strip().splitlines()
                 # An expected failure is a divergence the kit knows for this engine (expectations/*.toml).
                 kind = "known divergence" if s["new"] == "xfailed" else name
@@ -123,7 +173,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
 
     movers = _Section("The queries that changed most (nDCG@10)")
     movers.header = ("mode", "query", "text", old, new, "difference")
-    movers.rows = [(m.mode, m.query_id, m.query, _f(m.old), _f(m.new), f"{m.delta:+.3f}") for m in r.movers]
+    movers.rows = [(m.mode, m.query_id, m.query, _f(m.old), _f(m.new), _d(m.delta)) for m in r.movers]
     if not movers.rows:
         movers.lines.append("No query's nDCG@10 changed.")
     sections.append(movers)
@@ -137,7 +187,7 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
                 f"{k} {g.old_counts.get(k, 0)} -> {g.new_counts.get(k, 0)}"
                 for k in sorted(g.old_counts.keys() | g.new_counts.keys())
             )
-            gates.lines.append(f"Relevance levels ({g.mode}, {old} -> {new}): {levels}.")
+            gates.lines.append(f"Relevance levels ({g.mode}, old -> new): {levels}.")
     if "quality" in images:
         gates.images.append((images["quality"], "top qualityScore of both engines"))
     sections.append(gates)
@@ -145,12 +195,10 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
     latency = _Section("Lookup latency")
     latency.header = (
         "mode",
-        f"{old} p50 ms",
-        f"{old} p95 ms",
-        f"{new} p50 ms",
-        f"{new} p95 ms",
+        *(f"{side} {p} ms" for side in (old, new) for p in ("p50", "p95", "p99")),
         "ratio p50",
         "ratio p95",
+        "ratio p99",
         "interleaved",
         "",
     )
@@ -158,105 +206,128 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         latency.rows.append(
             (
                 lat.mode,
-                _f(lat.old_p50 * 1000, 1),
-                _f(lat.old_p95 * 1000, 1),
-                _f(lat.new_p50 * 1000, 1),
-                _f(lat.new_p95 * 1000, 1),
+                *(
+                    _ms(v)
+                    for v in (lat.old_p50, lat.old_p95, lat.old_p99, lat.new_p50, lat.new_p95, lat.new_p99)
+                ),
                 _f(lat.ratio_p50, 2),
                 _f(lat.ratio_p95, 2),
+                _f(lat.ratio_p99, 2),
                 "yes" if lat.interleaved else "no",
                 "REGRESSION" if lat.regressed else "",
             )
         )
     latency.lines.append(
         "One timed lookup per query and mode on each engine, in the same process, after a short warm-up; "
-        "interleaved means both engines were up at once and the order alternated at random per query."
+        "interleaved means both engines were up at once and the order alternated at random per query. "
+        "A p99 needs enough lookups to exist (-: too few). Every lookup's time is in latency.csv."
     )
+    latency.lines += [f"Noise ({lat.mode}): {lat.noise}" for lat in r.latency if lat.noise]
+    if "latency" in images:
+        latency.images.append((images["latency"], "lookup latency of both engines, per mode"))
     sections.append(latency)
     return sections
 
 
+def _md_line(line: Line) -> str:
+    if isinstance(line, tuple):
+        return f"**{md_text(line[0])}**{md_text(line[1])}"
+    return md_text(line)
+
+
 def _markdown(r: UpgradeResult, sections: Sequence[_Section]) -> str:
-    out = [f"# Upgrade check: {r.old} to {r.new}", ""]
+    out = [f"# Upgrade check: {md_text(r.old)} to {md_text(r.new)}", ""]
     for s in sections:
-        out += [f"## {s.title}", ""]
-        out += [line for text in s.lines for line in (f"- {text}" if s.title == "Verdict" else text, "")]
+        out += [f"## {md_text(s.title)}", ""]
+        out += [
+            text for line in s.lines for text in (("- " if s.title == "Verdict" else "") + _md_line(line), "")
+        ]
         if s.rows:
-            cells = lambda row: "| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |"  # noqa: E731
+            cells = lambda row: "| " + " | ".join(md_text(c) for c in row) + " |"  # noqa: E731
             out += [cells(s.header), "|" + "---|" * len(s.header), *(cells(row) for row in s.rows), ""]
-        out += [f"![{alt}]({file})" for file, alt in s.images] + ([""] if s.images else [])
+        out += [f"![{md_text(alt)}]({file})" for file, alt in s.images] + ([""] if s.images else [])
     return "\n".join(out).rstrip() + "\n"
 
 
+def _html_line(line: Line) -> str:
+    if isinstance(line, tuple):
+        return f"<strong>{_esc(line[0])}</strong>{_esc(line[1])}"
+    return _esc(line)
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _with_plots(page: str, pngs: Mapping[str, bytes]) -> str:
+    """The page with its plots filled in, after the redactor has read the text: base64 is not text, and
+    a short secret could match inside it by chance and break the image."""
+    for name, png in pngs.items():
+        page = page.replace(_PLOT_SLOT % name, _data_uri(png))
+    return page
+
+
 def _html(r: UpgradeResult, sections: Sequence[_Section]) -> str:
-    parts = [f"<h1>Upgrade check: {esc(r.old)} to {esc(r.new)}</h1>"]
+    parts = [f"<h1>Upgrade check: {_esc(r.old)} to {_esc(r.new)}</h1>"]
     css = {"SAFE": "s-conforms", "REGRESSES": "s-does-not-conform", "NOT JUDGED": "s-not-judged"}[r.verdict]
-    parts.append(f'<p class="lead"><span class="status {css}">{esc(r.verdict)}</span></p>')
+    parts.append(f'<p class="lead"><span class="status {css}">{_esc(r.verdict)}</span></p>')
     for s in sections:
-        parts.append(f"<h2>{esc(s.title)}</h2>")
-        parts += [f"<p>{esc(text).replace('**', '')}</p>" for text in s.lines]
+        parts.append(f"<h2>{_esc(s.title)}</h2>")
+        parts += [f"<p>{_html_line(line)}</p>" for line in s.lines]
         if s.rows:
-            head = "".join(f"<th>{esc(h)}</th>" for h in s.header)
-            body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in s.rows)
+            head = "".join(f"<th>{_esc(h)}</th>" for h in s.header)
+            body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in s.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        # The page carries its plots: an HTML report is often opened alone (a CI artifact, a mail).
         parts += [
-            f'<p><img src="{esc(file)}" alt="{esc(alt)}" style="max-width:100%"></p>'
+            f'<p><img src="{_PLOT_SLOT % file}" alt="{_esc(alt)}" style="max-width:100%"></p>'
             for file, alt in s.images
         ]
     return PAGE.substitute(
-        title=esc(f"Upgrade check: {r.old} to {r.new}"),
+        title=_esc(f"Upgrade check: {r.old} to {r.new}"),
         css=CSS,
         site="rag-retrieval-quality-score",
         crumb=' <span class="crumb">/ upgrade check</span>',
         body="\n".join(parts),
-        footer=esc(f"rag-conformance upgrade; verdict {r.verdict}; data in upgrade.json"),
+        footer=_esc(f"rag-conformance upgrade; verdict {r.verdict}; data in upgrade.json, latency.csv"),
     )
 
 
-def _plots(r: UpgradeResult, out: Path) -> dict[str, str]:
-    """The three PNGs, drawn by the evaluation package; none without matplotlib or without a mode."""
-    modes = list(r.deltas)
-    if not modes or not evaluation.plotting_available():
-        return {}
-    evaluation.plot_differences(
-        out / PLOTS["deltas"], {f"{mode}: per-query nDCG@10, new - old": r.deltas[mode] for mode in modes}
-    )
-    evaluation.plot_intervals(
-        out / PLOTS["metrics"],
-        [f"{m.metric}\n{m.mode}" for m in r.metrics],
-        [m.test.delta for m in r.metrics],
-        [(m.test.ci_low, m.test.ci_high) for m in r.metrics],
-        flagged=[m.regressed for m in r.metrics],
-        ylabel="mean difference (new - old)",
-        title="Ranking metrics: difference with 95% interval",
-    )
-    evaluation.plot_score_histograms(
-        out / PLOTS["quality"],
-        {
-            f"{mode}: top qualityScore per query": [
-                (r.old, r.top_quality[mode]["old"]),
-                (r.new, r.top_quality[mode]["new"]),
-            ]
-            for mode in modes
-        },
-        threshold=r.settings.rag.reference_threshold,
-        xlabel="qualityScore (dashed: reference threshold)",
-    )
-    return dict(PLOTS)
-
-
-def write_reports(result: UpgradeResult, out: Path, *, plots: bool = True) -> list[Path]:
-    """Write upgrade.json, upgrade.md, upgrade.html and the plots into ``out``; return the paths."""
-    out.mkdir(parents=True, exist_ok=True)
-    images = _plots(result, out) if plots else {}
+def write_reports(
+    result: UpgradeResult, out: Path, *, plots: bool = True, runs: Mapping[str, str] | None = None
+) -> list[Path]:
+    """Write upgrade.json, upgrade.md, upgrade.html, latency.csv, the plots and ``runs`` (path under
+    ``out`` -> text) into ``out``, all or none (atomically); return the paths."""
+    pngs = draw_plots(result) if plots else {}
+    images = {key: name for key, name in PLOTS.items() if name in pngs}
     sections = _sections(result, images)
-    if plots and not images and result.deltas:
+    if plots and not pngs and result.deltas:
         sections[0].lines.append(f"No plots: {evaluation.PLOT_EXTRA}.")
-    data = result.model_dump(mode="json")
-    data["exit_code"] = result.exit_code
-    paths = [out / "upgrade.json", out / "upgrade.md", out / "upgrade.html"]
-    # An engine's or an adapter's message may quote its endpoint: every page passes through redact().
-    paths[0].write_text(redact(json.dumps(data, indent=1)) + "\n", encoding="utf-8")
-    paths[1].write_text(redact(_markdown(result, sections)), encoding="utf-8")
-    paths[2].write_text(redact(_html(result, sections)), encoding="utf-8")
-    return paths + [out / name for name in images.values()]
+    # An engine's or an adapter's message may quote its endpoint or token: every text passes redact().
+    files: dict[str | Path, str | bytes] = {
+        out / "upgrade.json": redact(upgrade_json(result)),
+        out / "upgrade.md": redact(_markdown(result, sections)),
+        out / "upgrade.html": _with_plots(redact(_html(result, sections)), pngs),
+        out / "latency.csv": redact(latency_csv(result)),
+    }
+    files |= {out / name: png for name, png in pngs.items()}
+    files |= {out / name: redact(text) for name, text in (runs or {}).items()}
+    for directory in dict.fromkeys(Path(path).parent for path in files):
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputNotWrittenError(directory, exc.errno, exc.strerror or str(exc)) from exc
+    written = write_all_atomically(files)
+    _remove_stale(out, written)
+    return written
+
+
+def _remove_stale(out: Path, written: list[Path]) -> None:
+    """Remove the kit's own files that an earlier run wrote here and this one did not (a plot under
+    ``--no-plots``, the run of a mode that did not run this time): read beside this report, they would
+    pass for its own. Only after every new file is in place, and only names this check writes."""
+    ours = {out / name for name in PLOTS.values()}
+    ours |= {out / RUNS_DIR / f"{side}-{mode}.run" for side in ("old", "new") for mode in MODES}
+    for stale in ours - set(written):
+        with contextlib.suppress(OSError):
+            stale.unlink(missing_ok=True)
