@@ -41,7 +41,15 @@ from ._plots import (
     plotting_available,
 )
 from ._progress import ProgressStep, progress_bar
-from ._stats import PairedTest, adjust, paired_test, percentile
+from ._stats import (
+    Alternative,
+    PairedTest,
+    adjust,
+    detectable_drop,
+    paired_quantile_test,
+    paired_test,
+    percentile,
+)
 from ._trec import (
     QRELS_FILE,
     TrecIdError,
@@ -87,6 +95,7 @@ __all__ = [
     "MAX_GRADE",
     "PLOT_EXTRA",
     "QRELS_FILE",
+    "Alternative",
     "BinaryScores",
     "Chunking",
     "Comparison",
@@ -111,12 +120,14 @@ __all__ = [
     "bundled_jsonl_paths",
     "check_trec_ids",
     "compare",
+    "detectable_drop",
     "evaluate",
     "figure",
     "ir_measures_command",
     "load_beir_set",
     "load_jsonl_set",
     "measure_names",
+    "paired_quantile_test",
     "paired_test",
     "per_query",
     "percentile",

@@ -1,0 +1,161 @@
+"""The latency rows of the upgrade gate: p50, p95 and (with enough lookups) p99, new against old.
+
+The times are paired by query (every query was asked on each side in turn, in a random order per
+query, while all sides were up), so machine load falls on all alike. What pairing cannot remove is
+the instance effect: two processes of the same engine on one machine differ persistently (memory
+layout, caches, cores). Where a second instance of the old engine ran beside the two (the
+calibration, :func:`._sides.calibrates`), each percentile of the new engine is compared with the
+slower of the two old instances, and the row says how far apart those two were: a latency
+regression is called only beyond what two instances of the same engine show on this machine.
+
+A percentile is gated when the new engine is slower than that base by more than
+``max-latency-ratio`` and a one-sided paired test says the difference is not chance: for p50 the
+sign-flip test of the log-time differences (the typical query slower), for p95 and p99 the sign-flip
+test of the percentile difference itself (the tail slower while the median does not move).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from evaluation import PairedTest, paired_quantile_test, paired_test, percentile
+
+__all__ = ["P99_MIN", "LatencyRow", "judge_latency", "latency_row"]
+
+P99_MIN = 100
+"""Lookups needed before a p99 is reported and gated: below that it is the single slowest few."""
+
+
+class LatencyRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mode: str
+    old_p50: float | None
+    old_p95: float | None
+    new_p50: float | None
+    new_p95: float | None
+    ratio_p50: float | None  # new against the base: the slower of the old engine's instances
+    ratio_p95: float | None
+    interleaved: bool
+    log_ratio_test: PairedTest  # log(new seconds) - log(base seconds) per query, one-sided
+    regressed: bool = False
+    old_p99: float | None = None
+    new_p99: float | None = None
+    ratio_p99: float | None = None  # None where the sample is too small (fewer than P99_MIN lookups)
+    noise: str | None = None  # what the calibration measured, said in words
+    calibration_p50: float | None = None  # the old engine's second instance, where it ran
+    calibration_p95: float | None = None
+    calibration_p99: float | None = None
+    p95_p_value: float | None = None  # one-sided: is the new tail slower than the base's?
+    p99_p_value: float | None = None
+    lookups: int = 0  # queries answered on every side: the sample
+
+
+def _ratio(new: float | None, base: float | None) -> float | None:
+    if new is None or base is None:
+        return None
+    return new / base if base > 0 else math.inf
+
+
+def latency_row(
+    mode: str,
+    old: Sequence[float],
+    new: Sequence[float],
+    calibration: Sequence[float] | None,
+    *,
+    old_label: str,
+    interleaved: bool,
+    seed: int,
+) -> LatencyRow:
+    """One mode's row from per-query seconds (same queries, same order on every side)."""
+    n = len(old)
+    quantiles = (50, 95, 99) if n >= P99_MIN else (50, 95)
+
+    def pick(values: Sequence[float] | None, q: int) -> float | None:
+        return percentile(values, q) if values and q in quantiles else None
+
+    bases: dict[int, Sequence[float]] = {}
+    for q in quantiles:  # the slower instance of the old engine at this percentile is the base
+        slower = calibration is not None and percentile(calibration, q) > percentile(old, q)
+        bases[q] = calibration if slower and calibration is not None else old
+    logs = paired_test(
+        [math.log(max(s, 1e-9)) for s in bases[50]] if n else [],
+        [math.log(max(s, 1e-9)) for s in new],
+        seed=seed,
+        alternative="greater",
+    )
+    tail = {q: paired_quantile_test(bases[q], new, q, seed=seed) for q in quantiles if q != 50}
+    noise = None
+    if calibration is not None and n:
+        spread = [
+            f"{max(a, b) / min(a, b):.2f}x at p{q}" if min(a, b) > 0 else f"- at p{q}"
+            for q in quantiles
+            for a, b in [(percentile(old, q), percentile(calibration, q))]
+        ]
+        noise = (
+            f"two instances of {old_label} on this machine differ by {', '.join(spread)} "
+            f"({n} lookups each); the new engine is measured against the slower of the two"
+        )
+    return LatencyRow(
+        mode=mode,
+        old_p50=pick(old, 50),
+        old_p95=pick(old, 95),
+        old_p99=pick(old, 99),
+        new_p50=pick(new, 50),
+        new_p95=pick(new, 95),
+        new_p99=pick(new, 99),
+        calibration_p50=pick(calibration, 50),
+        calibration_p95=pick(calibration, 95),
+        calibration_p99=pick(calibration, 99),
+        ratio_p50=_ratio(pick(new, 50), pick(bases[50], 50)),
+        ratio_p95=_ratio(pick(new, 95), pick(bases[95], 95)),
+        ratio_p99=_ratio(pick(new, 99), pick(bases.get(99), 99)),
+        interleaved=interleaved,
+        log_ratio_test=logs,
+        p95_p_value=tail.get(95),
+        p99_p_value=tail.get(99),
+        noise=noise,
+        lookups=n,
+    )
+
+
+def judge_latency(
+    row: LatencyRow,
+    alpha: float,
+    limit: float,
+    regressions: list[str],
+    not_compared: list[str],
+    *,
+    new_label: str,
+) -> LatencyRow:
+    """Mark the row regressed (and say why) when a percentile is beyond ``limit`` and significant."""
+    if not row.interleaved:
+        not_compared.append(
+            f"latency ({row.mode}): the engines could not run at once, so the median ratio "
+            f"{row.ratio_p50 or 0:.2f} was measured one after the other and is reported, not gated"
+        )
+        return row
+    if row.lookups < 2:
+        not_compared.append(f"latency ({row.mode}): fewer than 2 lookups answered on every side")
+        return row
+    found = []
+    checks = (
+        ("median", row.new_p50, row.ratio_p50, row.log_ratio_test.p_value),
+        ("p95", row.new_p95, row.ratio_p95, row.p95_p_value),
+        ("p99", row.new_p99, row.ratio_p99, row.p99_p_value),
+    )
+    for name, value, ratio, p in checks:
+        if value is None or ratio is None or p is None:
+            continue
+        if ratio > limit and p < alpha:
+            found.append(f"{name} {value * 1000:.1f} ms, {ratio:.2f} times (p {p:.4f})")
+    if not found:
+        return row
+    base = "the slower instance of the old engine" if row.noise else "the old engine"
+    regressions.append(
+        f"lookup latency ({row.mode}) on {new_label}: {'; '.join(found)} against {base}, beyond {limit:g}"
+    )
+    return row.model_copy(update={"regressed": True})
