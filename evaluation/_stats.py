@@ -25,6 +25,7 @@ __all__ = [
     "Alternative",
     "PairedTest",
     "adjust",
+    "adjust_p",
     "detectable_drop",
     "paired_quantile_test",
     "paired_test",
@@ -200,12 +201,17 @@ def _interval(diff: object, seed: int) -> tuple[float, float]:
 
 def adjust(tests: Sequence[PairedTest]) -> list[PairedTest]:
     """The same tests with ``q_value``: Benjamini-Hochberg adjusted p-values over all of them."""
-    if not tests:
+    q = adjust_p([t.p_value for t in tests])
+    return [t.model_copy(update={"q_value": v}) for t, v in zip(tests, q, strict=True)]
+
+
+def adjust_p(p_values: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values) of ``p_values``, in their order."""
+    if not p_values:
         return []
     from scipy import stats
 
-    q = stats.false_discovery_control([t.p_value for t in tests], method="bh")
-    return [t.model_copy(update={"q_value": float(v)}) for t, v in zip(tests, q, strict=True)]
+    return [float(v) for v in stats.false_discovery_control(list(p_values), method="bh")]
 
 
 def percentile(values: Sequence[float], q: float) -> float:

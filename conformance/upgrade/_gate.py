@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from evaluation import LabelledSet, PairedTest, adjust, detectable_drop, paired_test
 from evaluation import compare as compare_runs
 
-from ._latency import LatencyRow, judge_latency, latency_row
+from ._latency import LatencyRow, judge_latencies, latency_row
 from ._settings import UpgradeSettings
 from ._sides import MODES, EngineEvaluation, Outcome
 from ._suite import SuiteChanges
@@ -358,17 +358,14 @@ def _judge(found: _Findings, tol: Any, *, interleaved: bool, old_label: str, new
     found.errors = [
         _judge_errors(r, tol.max_error_rate_increase, found.regressions, new_label) for r in found.errors
     ]
-    found.latency = [
-        judge_latency(
-            r.model_copy(update={"interleaved": interleaved}),
-            tol.alpha,
-            tol.max_latency_ratio,
-            found.regressions,
-            found.not_compared,
-            new_label=new_label,
-        )
-        for r in found.latency
-    ]
+    found.latency = judge_latencies(
+        [r.model_copy(update={"interleaved": interleaved}) for r in found.latency],
+        tol.alpha,
+        tol.max_latency_ratio,
+        found.regressions,
+        found.not_compared,
+        new_label=new_label,
+    )
 
 
 def _judge_suite(found: _Findings, suite: SuiteChanges, allowed: int, old_label: str, new_label: str) -> None:
@@ -387,18 +384,17 @@ def _judge_suite(found: _Findings, suite: SuiteChanges, allowed: int, old_label:
 
 
 def _sensitivity(rows: Sequence[MetricRow], tolerance: float, alpha: float) -> list[str]:
-    """One line per mode whose set cannot see drops as small as the tolerance promises."""
-    lines = []
-    for mode in dict.fromkeys(r.mode for r in rows):
-        blind = [r for r in rows if r.mode == mode and (r.detectable_drop or 0) > tolerance]
-        if blind:
-            n = blind[0].test.n
-            drops = ", ".join(f"{r.detectable_drop:.3f} {r.metric}" for r in blind)
-            lines.append(
-                f"within what {n} answerable queries can show ({mode}): drops above {drops} (one-sided, "
-                f"alpha {alpha:g}, 80% power), wider than max-metric-drop {tolerance:g}"
-            )
-    return lines
+    """A line when the set cannot see drops as small as the tolerance promises (each row has its own)."""
+    blind = [r for r in rows if (r.detectable_drop or 0) > tolerance]
+    if not blind:
+        return []
+    headline = [r for r in blind if r.metric == "nDCG@10"] or blind[:1]
+    drops = ", ".join(f"{r.detectable_drop:.3f} {r.metric} ({r.mode})" for r in headline)
+    n = max(r.test.n for r in headline)
+    return [
+        f"within what {n} answerable queries can show: drops above {drops} (one-sided, alpha {alpha:g}, "
+        f"80% power; every metric's in its row), wider than max-metric-drop {tolerance:g}"
+    ]
 
 
 def _names(rows: Sequence[dict[str, Any]], shown: int = 10) -> str:

@@ -31,7 +31,7 @@ The defaults and why they are what they are:
 - ``max-gate-change`` 0.05: the low-quality rate and the retry rate (shares of all queries) may move by
   5 points either way; a gate firing that much more, or less, changes what users see.
 - ``max-level-shift`` 0.25: the mean relevance level (NONE 0 ... PRECISE 4) may move by a quarter level.
-- ``max-latency-ratio`` 2.0: the new engine's median, p95 and p99 lookup (p99 from 100 lookups) may
+- ``max-latency-ratio`` 2.0: the new engine's median, p95 and p99 lookup (p99 from 500 lookups) may
   take up to twice the old one's; where a second instance of the old engine ran beside them, twice the
   slower instance's (the noise two instances of one engine show on this machine is not the upgrade's).
   Only a ratio measured interleaved (both engines up at once, queries alternating) is gated: measured

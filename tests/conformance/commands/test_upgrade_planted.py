@@ -5,7 +5,8 @@ creates them in (old, new, then the old engine's second instance):
 
 - one query's lookup fails on the new engine, asked twice: an error-rate regression, the rest still
   compared;
-- 50 ms more on 30% of the new engine's lookups: the tail (p95) regresses while the median holds;
+- 150 ms more on 30% of the new engine's lookups: the tail (p95) regresses while the median holds
+  (150, not the issue's 50: a shared CI machine's own tail reaches tens of ms; the gate's tests plant 50);
 - results swapped at random on both sides alike, with a tight latency tolerance: no false alarm.
 """
 
@@ -16,10 +17,10 @@ import random
 import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.adapters.reference import ReferenceAdapter
-from conformance.boundary._protocol import LookupReply, LookupRequest
+from conformance.boundary._protocol import Corpus, LookupReply, LookupRequest, MilvusEndpoint
 from conformance.commands._cli import main
 
 LIMIT = ["--limit", "60"]
@@ -57,7 +58,7 @@ class FailsOneLookupOnTheNewEngine(_Planted):
 class SlowTailOnTheNewEngine(_Planted):
     def lookup(self, request: LookupRequest) -> LookupReply:
         if self.side == "new" and _share(request, 30):
-            time.sleep(0.050)
+            time.sleep(0.150)
         return super().lookup(request)
 
 
@@ -101,11 +102,12 @@ def test_one_lookup_failing_on_the_new_engine_is_an_error_rate_regression(tmp_pa
 def test_a_slower_tail_on_the_new_engine_regresses_on_p95(tmp_path: Path) -> None:
     code, report = _upgrade(tmp_path, SlowTailOnTheNewEngine)
     assert code == 1, report["regressions"]
-    dense = next(r for r in report["latency"] if r["mode"] == "dense")
-    assert dense["regressed"]
-    assert dense["ratio_p95"] > 2.0
-    assert any("p95" in line for line in report["regressions"])
-    assert dense["noise"].startswith("two instances of the old engine on this machine differ by")
+    for row in report["latency"]:
+        assert row["regressed"], row
+        assert row["ratio_p95"] > 2.0
+        assert row["ratio_p50"] < 2.0  # the median holds: only the tail shows it
+        assert row["noise"].startswith("two instances of the old engine on this machine differ by")
+    assert all("p95" in line for line in report["regressions"])
 
 
 def test_random_swaps_on_both_sides_with_a_tight_latency_tolerance_raise_no_alarm(tmp_path: Path) -> None:
@@ -115,3 +117,21 @@ def test_random_swaps_on_both_sides_with_a_tight_latency_tolerance_raise_no_alar
     assert code == 0, report["regressions"]
     assert report["verdict"] == "SAFE"
     assert any(m["test"]["delta"] != 0 for m in report["metrics"])  # the swaps did move the metrics
+
+
+class RecordsTheEngineFacts(_Planted):
+    facts: ClassVar[list[Any]] = []
+
+    def prepare(self, endpoint: MilvusEndpoint, corpus: Corpus) -> None:
+        type(self).facts.append(endpoint.engine)
+        super().prepare(endpoint, corpus)
+
+
+def test_the_evaluations_prepare_is_told_the_engine_facts_the_suites_prepare_is(tmp_path: Path) -> None:
+    # At 9e88514 endpoint.engine was null here on both sides, unlike the suite's: an implementation
+    # that reads the facts behaved differently in the two phases.
+    RecordsTheEngineFacts.facts = []
+    code, _ = _upgrade(tmp_path, RecordsTheEngineFacts, "--limit", "4")
+    assert code == 0
+    assert len(RecordsTheEngineFacts.facts) == 3  # old, new and the old engine's second instance
+    assert all(f is not None and f.engine == "milvus-lite-3" and f.bm25 for f in RecordsTheEngineFacts.facts)
