@@ -102,7 +102,7 @@ def run_upgrade(
     if suite is not None:
         with evaluation.progress_bar("upgrade: suite", 2, enabled=progress, unit="engine") as bar:
             changes = suite(root, _through(bar, stream), lambda: bar.update(1))
-    sides = 3 if calibrates(old, new) else 2  # the third: the old engine's second instance
+    sides = 4 if calibrates(old, new) else 2  # the twins: a second instance of each engine
     total = len(labelled.queries) * len(MODES) * sides
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
 
@@ -136,7 +136,7 @@ def run_upgrade(
         config,
         adapter=adapter,
         interleaved=sides_run.interleaved,
-        calibration=sides_run.calibration,
+        twins=sides_run.twins,
         old_label=engine_label(old),
         new_label=engine_label(new),
         seed=seed,

@@ -152,7 +152,7 @@ def compare(
     old_label: str,
     new_label: str,
     seed: int = 0,
-    calibration: EngineEvaluation | None = None,
+    twins: tuple[EngineEvaluation, EngineEvaluation] | None = None,
 ) -> UpgradeResult:
     tol = settings.upgrade
     found = _Findings()
@@ -183,10 +183,9 @@ def compare(
                 f"{sides[1]}'s results have nothing to be compared with"
             )
         else:
-            extra = (
-                calibration.outcomes.get(mode) if calibration and mode not in calibration.not_run else None
-            )
-            _compare_mode(found, mode, labelled, old.outcomes[mode], new.outcomes[mode], extra, tol, seed)
+            extra = [t.outcomes.get(mode) for t in twins or () if mode not in t.not_run]
+            pair = (extra[0], extra[1]) if len(extra) == 2 and all(extra) else None
+            _compare_mode(found, mode, labelled, old.outcomes[mode], new.outcomes[mode], pair, tol, seed)
     _judge(found, tol, interleaved=interleaved, old_label=old_label, new_label=new_label)
     _judge_suite(found, suite, tol.newly_failing_scenarios, old_label, new_label)
     judged_something = any(r.mode not in found.blocked for r in found.metrics + found.gates) or suite.compared
@@ -233,13 +232,13 @@ def _compare_mode(
     labelled: LabelledSet,
     old: Sequence[Outcome],
     new: Sequence[Outcome],
-    calibration: Sequence[Outcome] | None,
+    twins: tuple[Sequence[Outcome], Sequence[Outcome]] | None,
     tol: Any,
     seed: int,
 ) -> None:
     a = {o.query_id: o for o in old}
     b = {o.query_id: o for o in new}
-    c = {o.query_id: o for o in calibration or ()}
+    c = [{o.query_id: o for o in side} for side in twins or ()]
     asked = [q.id for q in labelled.queries if q.id in a and q.id in b]
     ids = [i for i in asked if a[i].error is None and b[i].error is None]
     errors = [(float(a[i].error is not None), float(b[i].error is not None)) for i in asked]
@@ -265,14 +264,13 @@ def _compare_mode(
         )
     else:
         _compare_answered(found, mode, labelled, a, b, ids, metrics, seed, tol.alpha)
-        timed = [i for i in ids if i in c and c[i].error is None] if calibration else ids
+        timed = [i for i in ids if all(i in t and t[i].error is None for t in c)]
         found.latency.append(
             latency_row(
                 mode,
                 [_seconds(a[i]) for i in timed],
                 [_seconds(b[i]) for i in timed],
-                [_seconds(c[i]) for i in timed] if calibration else None,
-                old_label="the old engine",
+                ([_seconds(c[0][i]) for i in timed], [_seconds(c[1][i]) for i in timed]) if c else None,
                 interleaved=True,
                 seed=seed,
             )

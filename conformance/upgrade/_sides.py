@@ -11,10 +11,10 @@ that is the latency sample, as well as the evaluation. Where they cannot run at 
 in turn, and the latency ratio says it was not interleaved.
 
 Two instances of one engine on one machine are not equally fast (memory layout, caches, which core
-they landed on): an instance effect that a test paired over queries cannot see. Where the old engine
-can be started a second time next to the two, a third side (the calibration) runs the same queries
-on it, interleaved with the others, and the gate measures latency beyond what the two instances of
-the old engine differ by.
+they landed on): an instance effect that a test paired over queries cannot see. Where both engines
+can be started a second time beside the first two (the twins: not for fixed-port engines), the same
+queries go to all four, interleaved, and the gate measures latency beyond what two instances of one
+engine differ by (:mod:`._latency`). Quality is compared between the first two.
 
 A lookup that raises is asked once more; what fails again is recorded as that query's error (data
 for the error-rate row, never a reason to drop the mode). A mode the implementation declines
@@ -101,19 +101,19 @@ def _can_overlap(old: str, new: str) -> bool:
 
 
 def calibrates(old: str, new: str) -> bool:
-    """Whether a second instance of the old engine can run beside both (not for fixed-port engines)."""
-    spec = LOCAL_ENGINES.get(old)
-    return _can_overlap(old, new) and not (spec is not None and spec.fixed_ports)
+    """Whether a second instance of each engine can run beside the first two (not fixed-port ones)."""
+    fixed = [LOCAL_ENGINES[a].fixed_ports for a in (old, new) if a in LOCAL_ENGINES]
+    return _can_overlap(old, new) and not any(fixed)
 
 
 @dataclass(frozen=True)
 class Evaluations:
-    """Both sides, whether their lookups were interleaved, and the old engine's second instance."""
+    """Both sides, whether their lookups were interleaved, and the second instances of both engines."""
 
     old: EngineEvaluation
     new: EngineEvaluation
     interleaved: bool
-    calibration: EngineEvaluation | None = None
+    twins: tuple[EngineEvaluation, EngineEvaluation] | None = None  # the old engine's, the new engine's
 
 
 class _Side:
@@ -232,7 +232,7 @@ def evaluate_engines(
     progress: Callable[[str, int], Any] | None = None,
     output: Any = None,
 ) -> Evaluations:
-    """Evaluate ``labelled`` on both engines (and, where :func:`calibrates`, a second old instance)."""
+    """Evaluate ``labelled`` on both engines (and, where :func:`calibrates`, on their twins)."""
     out = output or sys.stderr
     print(f"upgrade: embedding {len(labelled.corpus)} chunks and {len(labelled.queries)} queries", file=out)
     vectors = embed([c.text for c in labelled.corpus])
@@ -241,12 +241,12 @@ def evaluate_engines(
     overlap = _can_overlap(old, new)
     rng = random.Random(seed)
     if overlap:
-        addresses = [old, new, old] if calibrates(old, new) else [old, new]
+        addresses = [old, new, old, new] if calibrates(old, new) else [old, new]
         with ExitStack() as stack:
             sides = [_start(stack, address, adapter_spec, corpus, out) for address in addresses]
             _ask_all(sides, labelled, query_vectors, lookup, rng, progress)
-        calibration = sides[2].evaluation if len(sides) == 3 else None
-        return Evaluations(sides[0].evaluation, sides[1].evaluation, True, calibration)
+        twins = (sides[2].evaluation, sides[3].evaluation) if len(sides) == 4 else None
+        return Evaluations(sides[0].evaluation, sides[1].evaluation, True, twins)
     done = []
     for address in (old, new):
         with ExitStack() as stack:

@@ -1,7 +1,7 @@
 """``rag-conformance upgrade`` on planted changes, end to end on two Lite engines (issue 42).
 
 Each adapter is the reference with one change planted on one side, told apart by the order the check
-creates them in (old, new, then the old engine's second instance):
+creates them in (old, new, then the second instance of each, whose lookups time the instance effect):
 
 - one query's lookup fails on the new engine, asked twice: an error-rate regression, the rest still
   compared;
@@ -32,7 +32,7 @@ class _Planted(ReferenceAdapter):
     def __init__(self) -> None:
         super().__init__()
         type(self).made += 1
-        self.side = {1: "old", 2: "new", 3: "old again"}.get(type(self).made, "other")
+        self.side = {1: "old", 2: "new", 3: "old", 4: "new"}.get(type(self).made, "other")
 
 
 def _share(request: LookupRequest, percent: int) -> bool:
@@ -102,9 +102,12 @@ def test_one_lookup_failing_on_the_new_engine_is_an_error_rate_regression(tmp_pa
 def test_a_slower_tail_on_the_new_engine_regresses_on_p95(tmp_path: Path) -> None:
     code, report = _upgrade(tmp_path, SlowTailOnTheNewEngine)
     assert code == 1, report["regressions"]
+    # Dense lookups take milliseconds: 150 ms on 30% of them stands out on any machine. (Hybrid ones,
+    # slower, have their own tail of a hundred ms or more when the machine is busy.)
+    dense = next(row for row in report["latency"] if row["mode"] == "dense")
+    assert dense["regressed"], dense
+    assert dense["ratio_p95"] > 2.0
     for row in report["latency"]:
-        assert row["regressed"], row
-        assert row["ratio_p95"] > 2.0
         assert row["ratio_p50"] < 2.0  # the median holds: only the tail shows it
         assert row["noise"].startswith("two instances of the old engine on this machine differ by")
     assert all("p95" in line for line in report["regressions"])
@@ -133,5 +136,5 @@ def test_the_evaluations_prepare_is_told_the_engine_facts_the_suites_prepare_is(
     RecordsTheEngineFacts.facts = []
     code, _ = _upgrade(tmp_path, RecordsTheEngineFacts, "--limit", "4")
     assert code == 0
-    assert len(RecordsTheEngineFacts.facts) == 3  # old, new and the old engine's second instance
+    assert len(RecordsTheEngineFacts.facts) == 4  # old, new and the second instance of each
     assert all(f is not None and f.engine == "milvus-lite-3" and f.bm25 for f in RecordsTheEngineFacts.facts)
