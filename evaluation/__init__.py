@@ -41,7 +41,16 @@ from ._plots import (
     plotting_available,
 )
 from ._progress import ProgressStep, progress_bar
-from ._stats import PairedTest, adjust, paired_test, percentile
+from ._stats import (
+    Alternative,
+    PairedTest,
+    adjust,
+    adjust_p,
+    detectable_drop,
+    paired_quantile_test,
+    paired_test,
+    percentile,
+)
 from ._trec import (
     QRELS_FILE,
     TrecIdError,
@@ -87,6 +96,7 @@ __all__ = [
     "MAX_GRADE",
     "PLOT_EXTRA",
     "QRELS_FILE",
+    "Alternative",
     "BinaryScores",
     "Chunking",
     "Comparison",
@@ -105,18 +115,21 @@ __all__ = [
     "TrecIdError",
     "WordLlamaEmbedder",
     "adjust",
+    "adjust_p",
     "binary_scores",
     "bundled_beir_path",
     "bundled_data_dir",
     "bundled_jsonl_paths",
     "check_trec_ids",
     "compare",
+    "detectable_drop",
     "evaluate",
     "figure",
     "ir_measures_command",
     "load_beir_set",
     "load_jsonl_set",
     "measure_names",
+    "paired_quantile_test",
     "paired_test",
     "per_query",
     "percentile",

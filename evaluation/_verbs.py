@@ -13,7 +13,7 @@ from statistics import fmean
 from pydantic import BaseModel, ConfigDict
 
 from ._metrics import per_query
-from ._stats import PairedTest, paired_test
+from ._stats import Alternative, PairedTest, paired_test
 
 __all__ = ["Comparison", "Evaluation", "compare", "evaluate"]
 
@@ -66,12 +66,17 @@ def compare(
     measures: Sequence[str],
     *,
     seed: int = 0,
+    alternative: Alternative = "two-sided",
 ) -> Comparison:
-    """Evaluate both runs on ``qrels`` and test each measure paired over its queries (in qrels' order)."""
+    """Evaluate both runs on ``qrels`` and test each measure paired over its queries (in qrels' order);
+    ``alternative="less"`` asks only whether ``new`` is worse (every measure here: higher is better)."""
     a, b = evaluate(qrels, old, measures), evaluate(qrels, new, measures)
     tests = {
         m: paired_test(
-            [a.per_query[m][q] for q in a.query_ids], [b.per_query[m][q] for q in b.query_ids], seed=seed
+            [a.per_query[m][q] for q in a.query_ids],
+            [b.per_query[m][q] for q in b.query_ids],
+            seed=seed,
+            alternative=alternative,
         )
         for m in measures
     }

@@ -186,4 +186,6 @@ def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
     )
     if result.not_compared:
         verdict += f"; not compared: {len(result.not_compared)} ({'; '.join(result.not_compared)})"
+    if result.verdict == "SAFE" and result.sensitivity:
+        verdict += f"; SAFE {'; '.join(result.sensitivity)}"
     return [*lines, verdict]

@@ -9,9 +9,12 @@ files, the paired statistics, the plots, the progress bar, the embedder) are the
   :class:`UpgradeInputError`;
 - ``_settings``: the TOML settings, the lookup both engines are asked and the tolerances;
 - ``_sides``: the engines (started or reached by address) and one adapter per side, every query asked
-  on both, interleaved where they can run at once;
+  on both (and on a second instance of each, the twins, where they can start twice), interleaved
+  where they can run at once; a failed lookup asked once more, then kept as that query's error;
 - ``_suite``: the conformance suite's changes by scenario id, as the gate reads them;
-- ``_gate``: the paired comparison, the tolerances and the verdict;
+- ``_gate``: the paired comparison (quality one-sided, with the drop the set can detect), the error
+  rates, the tolerances and the verdict;
+- ``_latency``: p50, p95 and p99 of the new engine against the old, beyond the instance effect;
 - ``_report``: ``upgrade.md`` and ``upgrade.html``, and every file written at once, atomically;
 - ``_data``: ``upgrade.json`` (per-query values keyed by id, never NaN) and ``latency.csv``;
 - ``_plots``: the PNGs, drawn by the evaluation package;

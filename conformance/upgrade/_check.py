@@ -26,7 +26,7 @@ from ._labelled import UpgradeInputError, load_labelled_set
 from ._report import write_reports
 from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
-from ._sides import MODES, EngineEvaluation, engine_label, evaluate_engines
+from ._sides import MODES, EngineEvaluation, Evaluations, calibrates, engine_label, evaluate_engines
 from ._suite import SuiteChanges
 
 __all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
@@ -102,7 +102,8 @@ def run_upgrade(
     if suite is not None:
         with evaluation.progress_bar("upgrade: suite", 2, enabled=progress, unit="engine") as bar:
             changes = suite(root, _through(bar, stream), lambda: bar.update(1))
-    total = len(labelled.queries) * len(MODES) * 2
+    sides = 4 if calibrates(old, new) else 2  # the twins: a second instance of each engine
+    total = len(labelled.queries) * len(MODES) * sides
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
 
         def advance(mode: str, count: int) -> None:
@@ -110,7 +111,7 @@ def run_upgrade(
             bar.update(count)
 
         try:
-            first, second, interleaved = evaluate_engines(
+            sides_run = evaluate_engines(
                 adapter,
                 old,
                 new,
@@ -122,9 +123,11 @@ def run_upgrade(
             )
         except ConformanceError as exc:
             # Either engine may be the one that failed; the message names it. Nothing was evaluated.
-            first, second, interleaved = EngineEvaluation(old, failed=str(exc)), EngineEvaluation(new), False
+            first, second = EngineEvaluation(old, failed=str(exc)), EngineEvaluation(new)
             first.not_run = dict.fromkeys(MODES, "the evaluation could not run")
             second.not_run = dict(first.not_run)
+            sides_run = Evaluations(first, second, False)
+    first, second = sides_run.old, sides_run.new
     result = compare(
         labelled,
         first,
@@ -132,7 +135,8 @@ def run_upgrade(
         changes,
         config,
         adapter=adapter,
-        interleaved=interleaved,
+        interleaved=sides_run.interleaved,
+        twins=sides_run.twins,
         old_label=engine_label(old),
         new_label=engine_label(new),
         seed=seed,

@@ -119,12 +119,14 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         "Nothing regresses beyond the tolerances."
     ]
     verdict.lines += [f"Not compared: {line}" for line in r.not_compared]
+    verdict.lines += [f"Sensitivity: {line}" for line in r.sensitivity]
     verdict.lines += [f"Warning: {line}" for line in r.warnings]
     t = r.settings.upgrade
     verdict.lines.append(
         f"Tolerances: alpha {t.alpha:g} (Benjamini-Hochberg adjusted), metric drop {t.max_metric_drop:g}, "
         f"gate change {t.max_gate_change:g}, level shift {t.max_level_shift:g}, latency ratio "
-        f"{t.max_latency_ratio:g}, newly failing scenarios {t.newly_failing_scenarios}."
+        f"{t.max_latency_ratio:g} (p50, p95, p99), error-rate increase {t.max_error_rate_increase:g}, "
+        f"newly failing scenarios {t.newly_failing_scenarios}."
     )
     sections = [verdict]
 
@@ -156,11 +158,16 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
 
     quality = _Section("Retrieval quality, per mode (paired over queries)")
     quality.lines.append(
-        "Means over the answerable queries; difference = new - old with its 95% bootstrap interval; "
-        "p from a paired randomization test, q adjusted for all tests of this page."
+        "Means over the answerable queries both engines answered; difference = new - old with its "
+        "two-sided 95% bootstrap interval (its size); p from a one-sided paired randomization test (did "
+        "it drop?), q adjusted for all tests of this page; detectable: the smallest drop this set finds "
+        f"at alpha {t.alpha:g} with 80% power (a random share of queries losing their answer)."
     )
-    quality.header = ("mode", "metric", old, new, "difference", "95% CI", "d_z", "p", "q", "")
-    quality.rows += [_test_row(m.mode, m.metric, m.test, m.regressed, d_z=True) for m in r.metrics]
+    quality.header = ("mode", "metric", old, new, "difference", "95% CI", "d_z", "p", "q", "", "detectable")
+    quality.rows += [
+        (*_test_row(m.mode, m.metric, m.test, m.regressed, d_z=True), _f(m.detectable_drop))
+        for m in r.metrics
+    ]
     quality.images += [
         (images[k], a)
         for k, a in (
@@ -182,7 +189,12 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
     gates.header = ("mode", "gate", old, new, "difference", "95% CI", "p", "q", "")
     gates.rows += [_test_row(g.mode, g.gate, g.test, g.regressed, d_z=False) for g in r.gates]
     for g in r.gates:
-        if g.old_counts or g.new_counts:
+        if g.gate == "error rate" and (g.old_counts.get("failed") or g.new_counts.get("failed")):
+            gates.lines.append(
+                f"Lookups that failed twice ({g.mode}): {g.old_counts['failed']} of {g.old_counts['asked']} "
+                f"-> {g.new_counts['failed']} of {g.new_counts['asked']}; they leave the other rows."
+            )
+        elif g.gate.startswith("relevance") and (g.old_counts or g.new_counts):
             levels = ", ".join(
                 f"{k} {g.old_counts.get(k, 0)} -> {g.new_counts.get(k, 0)}"
                 for k in sorted(g.old_counts.keys() | g.new_counts.keys())

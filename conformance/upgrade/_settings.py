@@ -17,6 +17,8 @@ One TOML file (``--settings``), two tables, every key optional, unknown keys an 
     max-gate-change = 0.05
     max-level-shift = 0.25
     max-latency-ratio = 2.0
+    max-error-rate-increase = 0.0
+    allow-uncompared-modes = false
     newly-failing-scenarios = 0
 
 The defaults and why they are what they are:
@@ -29,9 +31,15 @@ The defaults and why they are what they are:
 - ``max-gate-change`` 0.05: the low-quality rate and the retry rate (shares of all queries) may move by
   5 points either way; a gate firing that much more, or less, changes what users see.
 - ``max-level-shift`` 0.25: the mean relevance level (NONE 0 ... PRECISE 4) may move by a quarter level.
-- ``max-latency-ratio`` 2.0: the new engine's median lookup may take up to twice the old one's. Only a
-  ratio measured interleaved (both engines up at once, queries alternating) is gated: measured one
-  after the other, machine load would decide it.
+- ``max-latency-ratio`` 2.0: the new engine's median, p95 and p99 lookup (p99 from 500 lookups) may
+  take up to twice the old one's; where a second instance of the old engine ran beside them, twice the
+  slower instance's (the noise two instances of one engine show on this machine is not the upgrade's).
+  Only a ratio measured interleaved (both engines up at once, queries alternating) is gated: measured
+  one after the other, machine load would decide it.
+- ``max-error-rate-increase`` 0.0: the share of lookups that fail twice may not grow at all: a query
+  that fails after a retry is one users see fail.
+- ``allow-uncompared-modes`` false: a mode that errors left with fewer than two queries answered on
+  both sides makes the check NOT JUDGED; true lets the rest of the check decide.
 - ``newly-failing-scenarios`` 0: any scenario or engine check that passed and now fails is a regression.
 """
 
@@ -80,6 +88,8 @@ class Tolerances(_Keys):
     max_gate_change: float = Field(0.05, alias="max-gate-change", ge=0)
     max_level_shift: float = Field(0.25, alias="max-level-shift", ge=0)
     max_latency_ratio: float = Field(2.0, alias="max-latency-ratio", gt=0)
+    max_error_rate_increase: float = Field(0.0, alias="max-error-rate-increase", ge=0, le=1)
+    allow_uncompared_modes: bool = Field(False, alias="allow-uncompared-modes")
     newly_failing_scenarios: int = Field(0, alias="newly-failing-scenarios", ge=0)
 
 

@@ -9,6 +9,16 @@ Both engines are up at once where they can be (two servers of one fixed-port eng
 queries alternate between them in a random order per query, so that machine load falls on both alike:
 that is the latency sample, as well as the evaluation. Where they cannot run at once, each engine runs
 in turn, and the latency ratio says it was not interleaved.
+
+Two instances of one engine on one machine are not equally fast (memory layout, caches, which core
+they landed on): an instance effect that a test paired over queries cannot see. Where both engines
+can be started a second time beside the first two (the twins: not for fixed-port engines), the same
+queries go to all four, interleaved, and the gate measures latency beyond what two instances of one
+engine differ by (:mod:`._latency`). Quality is compared between the first two.
+
+A lookup that raises is asked once more; what fails again is recorded as that query's error (data
+for the error-rate row, never a reason to drop the mode). A mode the implementation declines
+(:class:`NotApplicable`: the engine lacks the feature) is not run on that engine.
 """
 
 from __future__ import annotations
@@ -28,11 +38,21 @@ from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
+from ..engines._facts import engine_facts
 from ..engines._local import LOCAL_ENGINES
 from ._labelled import embed
 from ._settings import Lookup
 
-__all__ = ["MODES", "EngineEvaluation", "Outcome", "engine_label", "evaluate_engines", "open_engine"]
+__all__ = [
+    "MODES",
+    "EngineEvaluation",
+    "Evaluations",
+    "Outcome",
+    "calibrates",
+    "engine_label",
+    "evaluate_engines",
+    "open_engine",
+]
 
 MODES: tuple[Mode, ...] = ("dense", "hybrid")
 WARM_UP = 2  # lookups per engine and mode before timing: first calls load collections and caches
@@ -40,7 +60,7 @@ WARM_UP = 2  # lookups per engine and mode before timing: first calls load colle
 
 @dataclass(frozen=True)
 class Outcome:
-    """One query's answer on one engine in one mode."""
+    """One query's answer on one engine in one mode, or the error it ended in (asked twice)."""
 
     query_id: str
     ranking: tuple[str, ...]  # evidence keys of the accepted blocks, in order
@@ -48,7 +68,12 @@ class Outcome:
     low_quality: bool
     level: str
     path: str
-    seconds: float
+    seconds: float | None  # None when it errored
+    error: str | None = None  # the second failure's first line
+
+    @classmethod
+    def failed(cls, query_id: str, error: str) -> Outcome:
+        return cls(query_id, (), None, False, "NONE", "", None, error)
 
 
 @dataclass
@@ -75,6 +100,22 @@ def _can_overlap(old: str, new: str) -> bool:
     return not (old == new and spec is not None and spec.fixed_ports)
 
 
+def calibrates(old: str, new: str) -> bool:
+    """Whether a second instance of each engine can run beside the first two (not fixed-port ones)."""
+    fixed = [LOCAL_ENGINES[a].fixed_ports for a in (old, new) if a in LOCAL_ENGINES]
+    return _can_overlap(old, new) and not any(fixed)
+
+
+@dataclass(frozen=True)
+class Evaluations:
+    """Both sides, whether their lookups were interleaved, and the second instances of both engines."""
+
+    old: EngineEvaluation
+    new: EngineEvaluation
+    interleaved: bool
+    twins: tuple[EngineEvaluation, EngineEvaluation] | None = None  # the old engine's, the new engine's
+
+
 class _Side:
     """One engine with its own adapter instance, prepared with the corpus."""
 
@@ -91,20 +132,29 @@ class _Side:
         mode = request.mode
         if mode in self.evaluation.not_run or self.evaluation.failed:
             return None
-        started = time.perf_counter()
-        try:
-            reply = self.adapter.lookup(request)
-        except (Exception, NotApplicable) as exc:
-            first = _first_line(exc)
+        error = ""
+        for _attempt in range(2):  # a failure is asked once more, as the suite does with engine errors
+            started = time.perf_counter()
             try:
-                self.engine.check_reachable()
-            except EngineUnavailableError as lost:
-                # The engine is gone: an infrastructure problem, never the engine's or the adapter's answer.
-                self.evaluation.failed = f"{engine_label(self.address)} was lost at query {query_id}: {lost}"
+                reply = self.adapter.lookup(request)
+                break
+            except NotApplicable as exc:
+                # The implementation declines the mode here: the engine lacks what it needs.
+                self.evaluation.not_run[mode] = f"the implementation declines it: {_first_line(exc)}"
+                self.evaluation.outcomes.pop(mode, None)
                 return None
-            self.evaluation.not_run[mode] = f"lookup failed at query {query_id}: {first}"
-            self.evaluation.outcomes.pop(mode, None)
-            return None
+            except Exception as exc:
+                error = _first_line(exc)
+                try:
+                    self.engine.check_reachable()
+                except EngineUnavailableError as lost:
+                    # The engine is gone: an infrastructure problem, never the engine's or the adapter's.
+                    self.evaluation.failed = (
+                        f"{engine_label(self.address)} was lost at query {query_id}: {lost}"
+                    )
+                    return None
+        else:
+            return Outcome.failed(query_id, error)
         seconds = time.perf_counter() - started
         return Outcome(
             query_id,
@@ -148,11 +198,20 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
     evaluation.version = engine.server_version()
     adapter, info = load_adapter(adapter_spec)
     stack.callback(adapter.close)
+    # What the suite's prepare is told about the engine (version, API level, what it lacks), told here too.
+    facts = engine_facts(evaluation.version)
+    endpoint = engine.endpoint.model_copy(update={"engine": facts})
+    if facts.bm25 is False or facts.hybrid_search is False:
+        # The spec's hybrid mode is dense ANN + a BM25 Function + RRF: an engine without them lacks it.
+        evaluation.not_run["hybrid"] = (
+            f"{engine_label(address)} ({evaluation.version}) has no BM25 full-text search or hybrid_search "
+            f"(the kit's engine facts, {facts.docs})"
+        )
     for mode in MODES:
         if not info.supports("lookup", mode):
             evaluation.not_run[mode] = f"the adapter {info.name} does not declare lookup for mode {mode}"
     try:
-        adapter.prepare(engine.endpoint, corpus)
+        adapter.prepare(endpoint, corpus)
     except (Exception, NotApplicable) as exc:
         engine.check_reachable()  # an engine that is gone: NOT JUDGED, not the implementation's fault
         # The engine answers but the implementation cannot hold its corpus there: no mode can run.
@@ -172,8 +231,8 @@ def evaluate_engines(
     seed: int = 0,
     progress: Callable[[str, int], Any] | None = None,
     output: Any = None,
-) -> tuple[EngineEvaluation, EngineEvaluation, bool]:
-    """Evaluate ``labelled`` on both engines; return both and whether the timing was interleaved."""
+) -> Evaluations:
+    """Evaluate ``labelled`` on both engines (and, where :func:`calibrates`, on their twins)."""
     out = output or sys.stderr
     print(f"upgrade: embedding {len(labelled.corpus)} chunks and {len(labelled.queries)} queries", file=out)
     vectors = embed([c.text for c in labelled.corpus])
@@ -182,17 +241,19 @@ def evaluate_engines(
     overlap = _can_overlap(old, new)
     rng = random.Random(seed)
     if overlap:
+        addresses = [old, new, old, new] if calibrates(old, new) else [old, new]
         with ExitStack() as stack:
-            sides = [_start(stack, address, adapter_spec, corpus, out) for address in (old, new)]
+            sides = [_start(stack, address, adapter_spec, corpus, out) for address in addresses]
             _ask_all(sides, labelled, query_vectors, lookup, rng, progress)
-        return sides[0].evaluation, sides[1].evaluation, True
+        twins = (sides[2].evaluation, sides[3].evaluation) if len(sides) == 4 else None
+        return Evaluations(sides[0].evaluation, sides[1].evaluation, True, twins)
     done = []
     for address in (old, new):
         with ExitStack() as stack:
             side = _start(stack, address, adapter_spec, corpus, out)
             _ask_all([side], labelled, query_vectors, lookup, rng, progress)
             done.append(side.evaluation)
-    return done[0], done[1], False
+    return Evaluations(done[0], done[1], False)
 
 
 def _start(stack: ExitStack, address: str, adapter_spec: str, corpus: Corpus, out: Any) -> _Side:
@@ -236,7 +297,7 @@ def _ask_all(
         for side in sides:
             side.evaluation.outcomes.setdefault(mode, [])
             for query_id, request in requests[:WARM_UP]:
-                side.ask(request, query_id)  # untimed: a failure here already says the mode cannot run
+                side.ask(request, query_id)  # untimed; a decline here already says the mode cannot run
         for query_id, request in requests:
             order = list(sides)
             rng.shuffle(order)  # who goes first alternates at random, so neither always runs warm

@@ -36,9 +36,12 @@ def test_the_same_engine_twice_shows_no_significant_difference_and_exits_0(tmp_p
     assert code == 0, report["regressions"]
     assert report["verdict"] == "SAFE"
     assert report["regressions"] == []
-    tests = [row["test"] for row in report["metrics"] + report["gates"]]
+    errors = [row for row in report["gates"] if row["gate"] == "error rate"]
+    tests = [row["test"] for row in report["metrics"] + report["gates"] if row not in errors]
     assert len(report["metrics"]) == 10  # 5 metrics x 2 modes: both modes were compared
     assert all(t["q_value"] >= 0.05 for t in tests)
+    # The error rate has its own tolerance (no adjustment): no lookup failed on either side.
+    assert [(r["old_counts"]["failed"], r["new_counts"]["failed"]) for r in errors] == [(0, 0), (0, 0)]
     # The labelled set ran whole on both sides, and the TREC runs are kept for anyone's tools.
     for name in ("old-dense.run", "new-dense.run", "old-hybrid.run", "new-hybrid.run", "qrels.txt"):
         assert (out / "runs" / name).stat().st_size > 0

@@ -135,7 +135,7 @@ def test_latency_csv_has_one_line_per_lookup_with_its_failure() -> None:
 
 
 def test_the_latency_plot_is_drawn_from_the_per_query_times() -> None:
-    assert "upgrade-latency.png" not in draw_plots(_result())  # no per-query times: nothing to draw
+    assert "upgrade-latency.png" not in draw_plots(_result(per_query={}))  # no per-query times: nothing
     pngs = draw_plots(_result(per_query=_records()))
     assert pngs["upgrade-latency.png"].startswith(b"\x89PNG\r\n\x1a\n")
 

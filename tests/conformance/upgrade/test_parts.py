@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.boundary._protocol import LookupRequest
+from conformance.boundary._protocol import LookupReply, LookupRequest
 from conformance.engines import EngineUnavailableError
 from conformance.upgrade import (
     EngineEvaluation,
@@ -98,7 +98,7 @@ def test_from_an_engine_without_bm25_hybrid_is_named_as_not_compared_with_the_re
     assert result.verdict == "SAFE"  # dense was compared and did not move
     assert {row.mode for row in result.metrics} == {"dense"}
     [line] = [n for n in result.not_compared if n.startswith("hybrid")]
-    assert "milvus-2.3.5 could not run it" in line
+    assert "the old engine (milvus-2.3.5) cannot run it" in line
     assert "no BM25" in line
 
 
@@ -106,7 +106,9 @@ def test_to_an_engine_without_bm25_the_lost_mode_is_a_regression() -> None:
     result = _compare(_evaluation("lite"), _evaluation("milvus-2.3.5", hybrid=NO_BM25))
     assert result.verdict == "REGRESSES"
     assert any(
-        "hybrid mode ran on lite but not on milvus-2.3.5" in r and "no BM25" in r for r in result.regressions
+        "hybrid mode ran on the old engine (lite) but the new engine (milvus-2.3.5) cannot run it" in r
+        and "no BM25" in r
+        for r in result.regressions
     )
 
 
@@ -114,8 +116,17 @@ def test_to_an_engine_without_bm25_the_lost_mode_is_a_regression() -> None:
 
 
 class _Failing:
+    def __init__(self, failures: int = 99) -> None:
+        self.failures = failures
+        self.calls = 0
+
     def lookup(self, request: object) -> object:
-        raise RuntimeError("this engine cannot do that")
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError("this engine cannot do that")
+        return LookupReply(
+            blocks=(), top_quality_score=0.4, is_low_quality=True, relevance_level="WEAK", path="unfiltered"
+        )
 
 
 class _Engine:
@@ -127,24 +138,36 @@ class _Engine:
             raise EngineUnavailableError("Milvus at http://127.0.0.1:1 did not answer the kit's own client")
 
 
-def _ask(reachable: bool) -> EngineEvaluation:
+def _ask(reachable: bool, failures: int = 99) -> tuple[EngineEvaluation, Outcome | None, _Failing]:
     evaluation = EngineEvaluation("uri:http://127.0.0.1:1")
-    side = _Side("uri:http://127.0.0.1:1", evaluation, _Failing(), None, _Engine(reachable))  # type: ignore[arg-type]
+    adapter = _Failing(failures)
+    side = _Side("uri:http://127.0.0.1:1", evaluation, adapter, None, _Engine(reachable))  # type: ignore[arg-type]
     request = LookupRequest(query_text="q", query_vector=(1.0, 0.0), mode="dense")
-    assert side.ask(request, "q001") is None
-    return evaluation
+    return evaluation, side.ask(request, "q001"), adapter
 
 
-def test_a_lookup_that_fails_on_a_live_engine_means_the_mode_does_not_run_there() -> None:
-    evaluation = _ask(reachable=True)
+def test_a_lookup_that_fails_twice_on_a_live_engine_is_that_querys_error_and_the_mode_still_runs() -> None:
+    evaluation, outcome, adapter = _ask(reachable=True)
+    assert adapter.calls == 2  # asked once more, as the suite does with engine errors
     assert evaluation.failed is None
-    assert evaluation.not_run == {
-        "dense": "lookup failed at query q001: RuntimeError: this engine cannot do that"
-    }
+    assert evaluation.not_run == {}
+    assert outcome is not None
+    assert outcome.error == "RuntimeError: this engine cannot do that"
+    assert outcome.seconds is None
+
+
+def test_a_lookup_that_fails_once_is_answered_by_its_retry() -> None:
+    _, outcome, adapter = _ask(reachable=True, failures=1)
+    assert adapter.calls == 2
+    assert outcome is not None
+    assert outcome.error is None
+    assert outcome.seconds is not None
+    assert outcome.level == "WEAK"
 
 
 def test_a_lookup_that_fails_because_the_engine_is_gone_is_an_infrastructure_failure() -> None:
-    evaluation = _ask(reachable=False)
+    evaluation, outcome, _ = _ask(reachable=False)
+    assert outcome is None
     assert evaluation.not_run == {}
     assert evaluation.failed is not None
     assert "was lost at query q001" in evaluation.failed
