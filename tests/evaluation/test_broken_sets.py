@@ -319,3 +319,26 @@ def test_evaluate_and_calibrate_refuse_a_broken_jsonl_set_with_exit_2_before_any
     if item is not None:
         assert repr(item) in err
     assert not (tmp_path / "ref").exists()
+
+
+@pytest.mark.usefixtures("tripwires")
+def test_calibrate_refuses_a_set_of_one_class_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write_jsonl(tmp_path / "set", queries=QUERIES[:2])  # evaluate takes it, with a warning
+    files = ["--corpus", str(base / "corpus.jsonl"), "--queries", str(base / "queries.jsonl")]
+    with pytest.raises(StartedError):
+        reference_main(["evaluate", *files, "--out", str(tmp_path / "ref")])
+    assert "rag-reference: warning: no unanswerable query" in capsys.readouterr().err
+    assert reference_main(["calibrate", *files, "--no-plots", "--out", str(tmp_path / "ref")]) == 2
+    err = capsys.readouterr().err
+    assert "calibration needs answerable and unanswerable queries; this set has 2 answerable and no " in err
+    bundled_slice = reference_main(
+        ["calibrate", "--limit", "1", "--no-plots", "--out", str(tmp_path / "ref")]
+    )
+    assert bundled_slice == 2
+    err = capsys.readouterr().err
+    assert (
+        "has 1 answerable and no unanswerable ones: add queries of kind unanswerable (or raise --limit)"
+        in err
+    )
