@@ -40,11 +40,23 @@ class Fail(Protocol):
     def __call__(self, message: str, *, item_id: str | None = None) -> LabelledSetError: ...
 
 
+#: How the first bytes of a file that is no text file at all look (a dataset often comes compressed).
+_NOT_TEXT = {
+    b"\x1f\x8b": "a gzip file; unpack it (gunzip) first",
+    b"PK\x03\x04": "a zip file; unpack it first",
+    b"\xff\xfe": "UTF-16 text; save the file as UTF-8",
+    b"\xfe\xff": "UTF-16 text; save the file as UTF-8",
+}
+
+
 def decode_line(raw: bytes, first: bool, fail: Fail) -> str:
     """One line of a labelled set's file as text; a byte that is not UTF-8 is an error naming it."""
     try:
         return raw.decode("utf-8-sig" if first else "utf-8")
     except UnicodeDecodeError as exc:
+        for magic, what in _NOT_TEXT.items():
+            if first and raw.startswith(magic):
+                raise fail(f"not UTF-8 text but {what}") from None
         bad = raw[exc.start : exc.start + 1].hex()
         raise fail(
             f"not UTF-8 text (byte 0x{bad} at byte {exc.start + 1} of the line); save the file as UTF-8"

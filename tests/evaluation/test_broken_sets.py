@@ -5,6 +5,7 @@ that fails the test if it is reached, and a sound set shows the tripwires are wh
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Callable
@@ -342,3 +343,20 @@ def test_calibrate_refuses_a_set_of_one_class_before_anything_starts(
         "has 1 answerable and no unanswerable ones: add queries of kind unanswerable (or raise --limit)"
         in err
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (gzip.compress(_lines(CORPUS)), "corpus.jsonl:1: not UTF-8 text but a gzip file; unpack it"),
+        (_lines(CORPUS).decode().encode("utf-16"), "corpus.jsonl:1: not UTF-8 text but UTF-16 text"),
+        (_bad_byte(_lines(CORPUS), 2), "corpus.jsonl:2: not UTF-8 text (byte 0xe9 at byte 3 of the line)"),
+    ],
+    ids=["gzip", "utf-16", "latin-1"],
+)
+def test_a_file_that_is_not_utf8_says_what_it_is_and_where(
+    tmp_path: Path, content: bytes, words: str
+) -> None:
+    base = write_jsonl(tmp_path / "set", corpus=content)
+    with pytest.raises(LabelledSetError, match=re.escape(words)):
+        load_jsonl_set(base / "corpus.jsonl", base / "queries.jsonl")
