@@ -99,11 +99,15 @@ def check_unique(seen: dict[str, int], value: str, what: str, number: int, fail:
     seen[value] = number
 
 
-def _check_text(text: Any, what: str, why: str, fail: Fail, item_id: str) -> str:
-    """Text that is not empty (nor only whitespace) and can be written as UTF-8."""
+def _check_text(text: Any, kind: str, fail: Fail, item_id: str) -> str:
+    """Text of a ``kind`` ("chunk" or "query") that is not empty (nor only whitespace) and can be
+    written as UTF-8; the message is only made when it fails (the validator sees every chunk twice)."""
     if not isinstance(text, str) or not text.strip():
-        raise fail(f"{what}: the text is empty; {why}", item_id=item_id)
-    return check_encodable(text, f"{what}: the text", fail, item_id=item_id)
+        why = _EMPTY_CHUNK if kind == "chunk" else _EMPTY_QUERY
+        raise fail(f"{kind} {item_id!r}: the text is empty; {why}", item_id=item_id)
+    if not text.isascii():  # ASCII is always UTF-8; the rest is encoded once to find a lone surrogate
+        check_encodable(text, f"{kind} {item_id!r}: the text", fail, item_id=item_id)
+    return text
 
 
 _EMPTY_CHUNK = "an empty chunk can never be found"
@@ -123,7 +127,7 @@ def check_chunk(
         )
     check_trec_token(doc_id, "document id", fail)
     key = f"{doc_id}#{chunk_index}"
-    _check_text(text, f"chunk {key!r}", _EMPTY_CHUNK, fail, key)
+    _check_text(text, "chunk", fail, key)
     for name, value in (("category", category), ("sourceType", source_type)):
         if value is not None and not isinstance(value, str):
             raise fail(f"chunk {key!r}: {name} must be a string", item_id=key)
@@ -187,7 +191,7 @@ def check_query(
     """
     kind, category, note = fields.get("kind"), fields.get("category"), fields.get("note")
     check_trec_token(qid, "query id", fail)
-    _check_text(text, f"query {qid!r}", _EMPTY_QUERY, fail, qid)
+    _check_text(text, "query", fail, qid)
 
     def wrong(message: str) -> LabelledSetError:
         return fail(f"query {qid!r}: {message}", item_id=qid)
@@ -242,9 +246,9 @@ def validate_set(labelled: LabelledSet) -> LabelledSet:
         raise queries_fail("the set holds no queries")
     keys: dict[str, int] = {}
     for chunk in labelled.corpus:
-        keys[chunk.evidence_key] = keys.get(chunk.evidence_key, 0) + 1
         key = chunk.evidence_key
-        _check_text(chunk.text, f"chunk {key!r}", _EMPTY_CHUNK, corpus_fail, key)
+        keys[key] = keys.get(key, 0) + 1
+        _check_text(chunk.text, "chunk", corpus_fail, key)
     doubled = sorted(key for key, n in keys.items() if n > 1)
     if doubled:
         raise corpus_fail(
@@ -256,8 +260,8 @@ def validate_set(labelled: LabelledSet) -> LabelledSet:
         if q.id in seen:
             raise queries_fail(f"query id {q.id!r} is used twice; query ids must be unique", item_id=q.id)
         seen.add(q.id)
-        _check_text(q.query, f"query {q.id!r}", _EMPTY_QUERY, queries_fail, q.id)
-        unknown = sorted(set(q.relevant) - set(keys))
+        _check_text(q.query, "query", queries_fail, q.id)
+        unknown = sorted(k for k in q.relevant if k not in keys)  # not a set difference: it walks keys
         if unknown:
             raise _failing(labelled.qrels_source or labelled.queries_source)(
                 f"query {q.id!r} labels {unknown[0]!r}, which is not in the corpus", item_id=unknown[0]

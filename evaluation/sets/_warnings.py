@@ -10,7 +10,6 @@ names the first few ids and what to do.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -23,7 +22,6 @@ __all__ = ["FEW_ANSWERABLE", "name_some", "set_warnings"]
 #: is the precise figure for its settings).
 FEW_ANSWERABLE = 30
 _SHOWN = 3
-_SPACES = re.compile(r"\s+")
 
 
 def name_some(ids: Sequence[str]) -> str:
@@ -35,9 +33,11 @@ def name_some(ids: Sequence[str]) -> str:
 def _same_text(texts: Sequence[tuple[str, str, str | None]]) -> list[list[str]]:
     """Groups of ids whose texts are equal once case and runs of whitespace are set aside, and whose
     categories are equal (one question asked in two categories is two lookups: the filter differs)."""
-    groups: defaultdict[tuple[str, str | None], list[str]] = defaultdict(list)
+    # Keyed by the hash of the normalised text, not the text: a corpus's texts are not held twice. Two
+    # texts colliding (about n^2 / 2^65) would only add a warning, never refuse a set.
+    groups: defaultdict[tuple[int, str | None], list[str]] = defaultdict(list)
     for item_id, text, category in texts:
-        groups[_SPACES.sub(" ", text).strip().casefold(), category].append(item_id)
+        groups[hash(" ".join(text.split()).casefold()), category].append(item_id)
     return [ids for ids in groups.values() if len(ids) > 1]
 
 
