@@ -15,11 +15,18 @@ class EvaluationError(Exception):
 
 
 class LabelledSetError(EvaluationError):
-    """A labelled set that cannot be used; the message names the file and line when there is one."""
+    """A labelled set that cannot be used; the message names the file and line when there is one.
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None) -> None:
+    ``source`` and ``line`` say where (the message starts ``FILE:LINE:``); ``item_id`` is the query or
+    chunk id the problem is about, when it is about one (the message names it too).
+    """
+
+    def __init__(
+        self, message: str, *, source: str | None = None, line: int | None = None, item_id: str | None = None
+    ) -> None:
         self.source = source
         self.line = line
+        self.item_id = item_id
         self.reason = message
         where = ""
         if source is not None:

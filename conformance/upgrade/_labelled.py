@@ -4,7 +4,10 @@ The set is read in the BEIR layout by :func:`evaluation.load_beir_set` (the same
 as ``rag-reference evaluate --beir``); the bundled set is :func:`evaluation.bundled_beir_path`. It is
 embedded with :class:`evaluation.WordLlamaEmbedder`, so both engines see the same vectors whatever the
 adapter is. The evaluation package's errors become :class:`UpgradeInputError`, raised before any
-engine starts.
+engine starts: the validator's refusals (ids used twice, empty text, qrels naming unknown queries or
+documents, no answerable query, bytes that are not UTF-8) name the file, the line and the id, and the
+command exits 2. What is only suspicious is in the set's ``warnings`` (those of the slice, with
+``limit``), for the result's ``warnings``.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ def upgrade_input() -> Iterator[None]:
 def load_labelled_set(
     directory: str | Path | None, *, split: str = "test", limit: int | None = None
 ) -> evaluation.LabelledSet:
-    """The BEIR set at ``directory`` (None: the bundled set), at most ``limit`` queries of it."""
+    """The BEIR set at ``directory`` (None: the bundled set), at most ``limit`` queries of it, validated
+    (the slice too: its ``warnings`` say what is true of the queries compared)."""
     with upgrade_input():
         base = Path(directory) if directory else evaluation.bundled_beir_path()
         name = str(directory) if directory else evaluation.BUNDLED_NAME

@@ -1,5 +1,6 @@
-"""Labelled sets: the values (``_values``), the one validator every set passes (``_validate``), the
-project's JSON Lines format (``_jsonl``), the BEIR layout (``_beir``) and the bundled set (``_bundled``)."""
+"""Labelled sets: the values (``_values``), the one validator every set passes (``_validate``) and what
+it finds only suspicious (``_warnings``), the project's JSON Lines format (``_jsonl``), the BEIR layout
+(``_beir``) and the bundled set (``_bundled``)."""
 
 from ._beir import CHUNKINGS, Chunking, load_beir_set, write_beir
 from ._bundled import BUNDLED_NAME, bundled_beir_path, bundled_data_dir, bundled_jsonl_paths

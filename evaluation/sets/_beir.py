@@ -40,8 +40,9 @@ from typing import Any, Literal
 
 from .._errors import LabelledSetError
 from ._jsonl import _objects
-from ._validate import Fail, check_chunk, check_query, check_unique, validate_set
+from ._validate import Fail, check_chunk, check_query, check_unique, decode_line, validate_set
 from ._values import LabelledChunk, LabelledQuery, LabelledSet
+from ._warnings import name_some
 
 __all__ = ["CHUNKINGS", "Chunking", "load_beir_set", "write_beir"]
 
@@ -94,7 +95,8 @@ def _corpus(path: Path, chunks: Chunking) -> tuple[dict[str, LabelledChunk], Chu
         if chunks == "keyed" and match is None:
             raise fail(
                 f"_id {doc_id!r} is not docId#chunkIndex; use chunks 'document' (--beir-chunks document) "
-                "to make every document one chunk"
+                "to make every document one chunk",
+                item_id=doc_id,
             )
         doc, index = (match.group(1), int(match.group(2))) if chunks == "keyed" and match else (doc_id, 0)
         out[doc_id] = check_chunk(
@@ -103,17 +105,22 @@ def _corpus(path: Path, chunks: Chunking) -> tuple[dict[str, LabelledChunk], Chu
     return out, chunks
 
 
-def _qrels(path: Path, keys: dict[str, str]) -> dict[str, dict[str, int]]:
-    """query id -> chunk key -> grade (0 or less kept as 0: judged, not relevant)."""
+def _qrels(path: Path, keys: dict[str, str]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """query id -> chunk key -> grade (0 or less kept as 0: judged, not relevant), and query id -> the
+    first line judging it."""
     source = str(path)
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        raw = path.read_bytes()
     except OSError as exc:
         raise LabelledSetError(f"cannot open the file: {exc.strerror or exc}", source=source) from None
-    except UnicodeDecodeError:
-        raise LabelledSetError("not UTF-8 text; save the file as UTF-8", source=source) from None
     judged: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(lines, start=1):
+    first_line: dict[str, int] = {}
+    for number, data in enumerate(raw.splitlines(), start=1):
+
+        def fail(message: str, *, item_id: str | None = None, number: int = number) -> LabelledSetError:
+            return LabelledSetError(message, source=source, line=number, item_id=item_id)
+
+        line = decode_line(data, number == 1, fail)
         if not line.strip():
             continue
         fields = line.rstrip("\r\n").split("\t")
@@ -121,25 +128,20 @@ def _qrels(path: Path, keys: dict[str, str]) -> dict[str, dict[str, int]]:
         if number == 1 and not _SCORE.fullmatch(score):
             continue  # the header line, query-id corpus-id score
         if len(fields) != 3 or not _SCORE.fullmatch(score):
-            raise LabelledSetError(
-                "a qrels line is query-id<TAB>corpus-id<TAB>score, the score a whole number",
-                source=source,
-                line=number,
-            )
+            raise fail("a qrels line is query-id<TAB>corpus-id<TAB>score, the score a whole number")
         qid, doc_id = fields[0].strip(), fields[1].strip()
         if doc_id not in keys:
-            raise LabelledSetError(
-                f"corpus-id {doc_id!r} is not in corpus.jsonl; add the document or remove the line",
-                source=source,
-                line=number,
+            raise fail(
+                f"query {qid!r}: corpus-id {doc_id!r} is not in corpus.jsonl; add the document or remove "
+                "the line",
+                item_id=doc_id,
             )
         grades = judged.setdefault(qid, {})
+        first_line.setdefault(qid, number)
         if keys[doc_id] in grades:
-            raise LabelledSetError(
-                f"{qid} {doc_id} is judged twice; keep one line", source=source, line=number
-            )
+            raise fail(f"{qid} {doc_id} is judged twice; keep one line", item_id=qid)
         grades[keys[doc_id]] = max(0, int(score))
-    return judged
+    return judged, first_line
 
 
 def load_beir_set(
@@ -166,27 +168,34 @@ def load_beir_set(
             source=str(qrels_path),
         )
     by_id, chosen = _corpus(base / "corpus.jsonl", chunks)
-    judged = _qrels(qrels_path, {doc_id: c.evidence_key for doc_id, c in by_id.items()})
+    judged, first_line = _qrels(qrels_path, {doc_id: c.evidence_key for doc_id, c in by_id.items()})
     categories = {c.category for c in by_id.values() if c.category is not None}
     queries: list[LabelledQuery] = []
     seen: dict[str, int] = {}
+    left_out: list[str] = []
+    nothing_relevant: list[str] = []
     for number, data, fail in _objects(base / "queries.jsonl", "_id and text"):
         qid = _text(data, "_id", fail)
         meta = _metadata(data, fail)
         check_unique(seen, qid, "query _id", number, fail)
         if qid not in judged and meta.get("kind") != "unanswerable":
-            continue  # another split's query
+            left_out.append(qid)  # another split's query, or one no split judges
+            continue
         relevant = {key: grade for key, grade in judged.get(qid, {}).items() if grade >= 1}
+        if qid in judged and not relevant and meta.get("kind") is None:
+            nothing_relevant.append(qid)
         queries.append(
             check_query(
                 qid, _text(data, "text", fail), relevant, fields=meta, categories=categories, fail=fail
             )
         )
-    missing = sorted(set(judged) - set(seen))
+    missing = sorted(set(judged) - set(seen), key=first_line.__getitem__)
     if missing:
         raise LabelledSetError(
             f"query {missing[0]!r} is judged but not in queries.jsonl; add it or remove its lines",
             source=str(qrels_path),
+            line=first_line[missing[0]],
+            item_id=missing[0],
         )
     if not queries:
         raise LabelledSetError(f"split {split!r} judges no query", source=str(qrels_path))
@@ -200,8 +209,30 @@ def load_beir_set(
             layout=_LAYOUTS[chosen].format(split=split),
             trec_docids="doc_id" if chosen == "document" else "evidence_key",
             name=name or base.name,
+            warnings=_read_warnings(qrels_path, left_out, nothing_relevant),
         )
     )
+
+
+def _read_warnings(qrels_path: Path, left_out: list[str], nothing_relevant: list[str]) -> tuple[str, ...]:
+    """What only the reader sees: queries it left out, and queries it took as unanswerable."""
+    out = []
+    if left_out:
+        others = sorted(p.name for p in qrels_path.parent.glob("*.tsv") if p != qrels_path)
+        where = f"the other qrels here: {', '.join(others)}" if others else "no other split is here"
+        n = len(left_out)
+        out.append(
+            f"{n} {'query' if n == 1 else 'queries'} of queries.jsonl {'is' if n == 1 else 'are'} not "
+            f"judged by {qrels_path.name} and left out "
+            f"({name_some(left_out)}; {where}); give a query kind unanswerable to keep it unjudged"
+        )
+    if nothing_relevant:
+        out.append(
+            f"{len(nothing_relevant)} {'query is' if len(nothing_relevant) == 1 else 'queries are'} judged "
+            f"with nothing relevant (every score 0 or less) and counted as unanswerable "
+            f"({name_some(nothing_relevant)}); say kind unanswerable in their metadata to make it explicit"
+        )
+    return tuple(out)
 
 
 def write_beir(labelled: LabelledSet, directory: str | os.PathLike[str], *, split: str = "test") -> Path:

@@ -33,6 +33,7 @@ from ._validate import (
     check_known_fields,
     check_query,
     check_unique,
+    decode_line,
     validate_set,
 )
 from ._values import LabelledChunk, LabelledQuery, LabelledSet
@@ -73,13 +74,10 @@ def _objects(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any], Fail]
         raise LabelledSetError(f"cannot open the file: {exc.strerror or exc}", source=source) from None
     for number, chunk in enumerate(raw.splitlines(), start=1):
 
-        def fail(message: str, number: int = number) -> LabelledSetError:
-            return LabelledSetError(message, source=source, line=number)
+        def fail(message: str, *, item_id: str | None = None, number: int = number) -> LabelledSetError:
+            return LabelledSetError(message, source=source, line=number, item_id=item_id)
 
-        try:
-            line = chunk.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError:
-            raise fail("not UTF-8 text; save the file as UTF-8") from None
+        line = decode_line(chunk, number == 1, fail)
         if not line.strip():
             continue
         try:
@@ -131,15 +129,16 @@ def read_queries(
     seen: dict[str, int] = {}
     for number, data, fail in _objects(Path(path), "at least query and relevant"):
         check_known_fields(data, _QUERY_FIELDS, fail)
-        text = data.get("query")
-        if not isinstance(text, str) or not text.strip():
-            raise fail("'query' must be a non-empty string")
-        relevant = check_grades(data.get("relevant"), keys, fail)
         qid = data.get("id", f"line-{number}")
         if not isinstance(qid, str) or not qid.strip():
             raise fail("'id' must be a non-empty string")
-        query = check_query(qid, text, relevant, fields=data, categories=known_categories, fail=fail)
-        check_unique(seen, query.id, "query id", number, fail)
+        check_unique(seen, qid, "query id", number, fail)
+        if "query" in data and not isinstance(data["query"], str):
+            raise fail(f"query {qid!r}: 'query' must be a string, the query's text", item_id=qid)
+        relevant = check_grades(data.get("relevant"), keys, fail, qid=qid)
+        query = check_query(
+            qid, data.get("query"), relevant, fields=data, categories=known_categories, fail=fail
+        )
         queries.append(query)
     if not queries:
         raise LabelledSetError("the file holds no queries; write one JSON object per line", source=str(path))

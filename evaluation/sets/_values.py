@@ -76,6 +76,8 @@ class LabelledSet(BaseModel):
     ``layout`` says where it came from (the JSON Lines files, or a BEIR folder and how its documents
     became chunks); ``trec_docids`` which id the TREC files use: the chunk's evidence key, or its
     document id where every document is one chunk (so the files match the dataset's own qrels).
+    ``warnings`` says what is suspicious but allowed, one sentence each (the validator's
+    :func:`~evaluation.sets._warnings.set_warnings` and what the reader saw); () for a sound set.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -88,6 +90,7 @@ class LabelledSet(BaseModel):
     layout: str = "JSON Lines (corpus and queries files)"
     trec_docids: TrecDocids = "evidence_key"
     name: str = "labelled set"
+    warnings: tuple[str, ...] = ()
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -116,8 +119,13 @@ class LabelledSet(BaseModel):
         """At most ``limit`` queries, taken in turn from each kind (file order within a kind).
 
         Every kind present stays present as long as ``limit`` allows, so a small slice still exercises
-        the retry, the gates and both legs of hybrid search. The corpus is kept whole.
+        the retry, the gates and both legs of hybrid search. The corpus is kept whole. The slice is
+        validated again: its warnings are the reader's and those of the slice (few queries, say), not
+        the whole set's.
         """
+        from ._validate import validate_set  # the validator imports these values: imported when used
+        from ._warnings import set_warnings
+
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise EvaluationError(f"limit is {limit!r}; use a whole number of queries, at least 1")
         queues = {kind: [q for q in self.queries if q.kind == kind] for kind in KINDS}
@@ -127,4 +135,5 @@ class LabelledSet(BaseModel):
                 if queues[kind] and len(picked) < limit:
                     picked.add(queues[kind].pop(0).id)
         kept = tuple(q for q in self.queries if q.id in picked)
-        return self.model_copy(update={"queries": kept})
+        read = tuple(w for w in self.warnings if w not in set_warnings(self))
+        return validate_set(self.model_copy(update={"queries": kept, "warnings": read}))

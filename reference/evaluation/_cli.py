@@ -168,10 +168,19 @@ def _lite_version() -> str:
         return "(version unknown)"
 
 
-def _evaluate_run(args: argparse.Namespace, settings_loader: Any) -> EvalRun:
+def _evaluate_run(args: argparse.Namespace, settings_loader: Any, *, calibrating: bool = False) -> EvalRun:
     eval_set = _load_set(args)  # bad input (an id a TREC file cannot carry too) fails before any engine
     if args.limit is not None:
         eval_set = eval_set.slice(args.limit)
+    if calibrating and all(q.relevant for q in eval_set.queries):
+        # Calibration needs both classes; found here, not after the whole evaluation has run.
+        raise EvaluationError(
+            f"calibration needs answerable and unanswerable queries; this set has {len(eval_set.queries)} "
+            "answerable and no unanswerable ones: add queries of kind unanswerable"
+            + (" (or raise --limit)" if args.limit is not None else "")
+        )
+    for warning in eval_set.warnings:
+        _say(f"warning: {warning}")
     settings: Settings = settings_loader(args.settings)
     embedder = make_embedder(args.embedder, dim=args.dim)
     _say(f"embedder: {describe_embedder(embedder)}")
@@ -255,7 +264,7 @@ def _calibrate(args: argparse.Namespace, settings_loader: Any) -> int:
     if args.run_file:
         run = load_run(args.run_file)
     else:
-        run = _evaluate_run(args, settings_loader)
+        run = _evaluate_run(args, settings_loader, calibrating=True)
         written += _write_evaluation(run, out)
     with ProgressStep("calibrate", enabled=not args.no_progress, unit="case") as step:
         result = calibrate(run, max_l2_distances=args.max_l2, progress=step)

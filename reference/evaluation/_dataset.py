@@ -54,8 +54,10 @@ class EvaluationError(RetrievalQualityError, _shared.EvaluationError):
 class EvalSetError(EvaluationError, _shared.LabelledSetError):
     """A labelled set that cannot be used; the message names the file and line when there is one."""
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None) -> None:
-        _shared.LabelledSetError.__init__(self, message, source=source, line=line)
+    def __init__(
+        self, message: str, *, source: str | None = None, line: int | None = None, item_id: str | None = None
+    ) -> None:
+        _shared.LabelledSetError.__init__(self, message, source=source, line=line, item_id=item_id)
 
 
 @contextmanager
@@ -64,7 +66,7 @@ def reference_errors() -> Iterator[None]:
     try:
         yield
     except _shared.LabelledSetError as exc:
-        raise EvalSetError(exc.reason, source=exc.source, line=exc.line) from None
+        raise EvalSetError(exc.reason, source=exc.source, line=exc.line, item_id=exc.item_id) from None
     except _shared.EvaluationError as exc:
         raise EvaluationError(str(exc)) from None
 

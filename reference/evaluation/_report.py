@@ -52,6 +52,7 @@ def _about(run: EvalRun) -> list[str]:
             else []
         ),
         f"- set: {run.layout}",
+        *(f"- warning about the set: {w}" for w in run.warnings),
         f"- settings: retrieve-k {s['rag.retrieve-k']}, return-n {s['rag.return-n']}, "
         f"max-chunks-per-document {s['rag.max-chunks-per-document']}, max-l2-distance "
         f"{s['rag.max-l2-distance']}, reference-threshold {s['rag.reference-threshold']}, "

@@ -181,6 +181,7 @@ class EvalRun(_Model):
     layout: str = "JSON Lines (corpus and queries files)"
     trec_docids: TrecDocids = "evidence_key"
     categories: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # what is suspicious about the set (evaluation.LabelledSet.warnings)
     settings: dict[str, Any]
     modes: tuple[SearchMode, ...]
     ks: tuple[int, ...]
@@ -265,6 +266,7 @@ def run_evaluation(
         layout=eval_set.layout,
         trec_docids=eval_set.trec_docids,
         categories=eval_set.categories,
+        warnings=eval_set.warnings,
         settings=settings.as_dotted(),
         modes=modes,
         ks=ks,

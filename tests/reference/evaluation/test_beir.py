@@ -79,7 +79,7 @@ def test_queries_are_those_the_split_judges_and_the_declared_unanswerable(tmp_pa
 def test_a_query_of_a_declared_kind_needs_a_relevant_judgement(tmp_path: Path) -> None:
     queries = [{"_id": "q1", "text": "t", "metadata": {"kind": "paraphrase"}}]
     with pytest.raises(
-        EvalSetError, match=r"queries.jsonl:1: a paraphrase query needs at least one relevant"
+        EvalSetError, match=r"queries.jsonl:1: query 'q1': a paraphrase query needs at least one relevant"
     ):
         load_beir_set(_folder(tmp_path, DOCS, queries, "q1\td1\t0\n"))
 
@@ -100,7 +100,7 @@ def test_keyed_ids_are_chunks_of_their_documents(tmp_path: Path) -> None:
         (DOCS, QUERIES, QRELS + "q2\tnope\t1\n", {}, "test.tsv:7: ", "corpus-id 'nope' is not in corpus"),
         (DOCS, QUERIES, QRELS + "q2 d1 1\n", {}, "test.tsv:7: ", "query-id<TAB>corpus-id<TAB>score"),
         (DOCS, QUERIES, QRELS + "q2\td2\t2\n", {}, "test.tsv:7: ", "q2 d2 is judged twice"),
-        (DOCS, QUERIES, QRELS + "q9\td2\t1\n", {}, "test.tsv: ", "query 'q9' is judged but not in queries"),
+        (DOCS, QUERIES, QRELS + "q9\td2\t1\n", {}, "test.tsv:7: ", "query 'q9' is judged but not in queries"),
         (DOCS, [{"_id": "q1", "text": "t", "metadata": {"kind": "unanswerable"}}], "q1\td1\t1\n", {},
          "queries.jsonl:1: ", "an unanswerable query must have no relevant chunk"),
         (DOCS, [{"_id": "q1", "text": "t", "metadata": {"category": "toys"}}], "q1\td1\t1\n", {},

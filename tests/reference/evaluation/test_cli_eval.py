@@ -62,6 +62,14 @@ def test_evaluate_writes_json_and_markdown(evaluated: tuple[Path, str, str]) -> 
     assert f"wrote {out_dir / 'evaluation.json'}, {out_dir / 'evaluation.md'}" in out
 
 
+def test_evaluate_says_what_is_suspicious_about_the_set(evaluated: tuple[Path, str, str]) -> None:
+    out_dir, _, err = evaluated  # 12 queries taken in turn from each kind: 10 answerable
+    warning = "only 10 answerable queries: a mean over so few can show only large changes"
+    assert f"rag-reference: warning: {warning}" in err
+    assert load_run(out_dir / "evaluation.json").warnings[0].startswith(warning)
+    assert f"- warning about the set: {warning}" in (out_dir / "evaluation.md").read_text()
+
+
 def test_the_bundled_set_in_the_beir_layout_gives_the_same_figures(
     evaluated: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
