@@ -11,22 +11,19 @@ import shlex
 import shutil
 import subprocess
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 
 from conformance.commands._cli import build_parser
+from tests.conformance.commands._workflows import RECIPES, load_workflow
 
-WORKFLOW = Path(__file__).resolve().parents[3] / "examples" / "github-actions" / "conformance.yml"
+WORKFLOW = RECIPES / "conformance.yml"
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict[str, Any]:
-    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    return load_workflow("conformance.yml")
 
 
 @pytest.fixture(scope="module")

@@ -18,15 +18,14 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 
 from conformance.commands._cli import build_parser
+from tests.conformance.commands._workflows import RECIPES, load_workflow
 
-WORKFLOW = Path(__file__).resolve().parents[3] / "examples" / "github-actions" / "upgrade.yml"
+WORKFLOW = RECIPES / "upgrade.yml"
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict[str, Any]:
-    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    return load_workflow("upgrade.yml")
 
 
 @pytest.fixture(scope="module")
