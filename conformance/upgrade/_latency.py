@@ -183,10 +183,14 @@ def judge_latencies(
 def _judge(row: LatencyRow, alpha: float, limit: float, regressions: list[str], new_label: str) -> LatencyRow:
     found = []
     for name in PERCENTILES:
-        value, ratio = getattr(row, f"new_{name}"), getattr(row, f"ratio_{name}")
-        q = row.q_values.get(name)
-        if value is not None and ratio is not None and q is not None and ratio > limit and q < alpha:
-            found.append(f"{name} {value * 1000:.1f} ms, {ratio:.2f} times (q {q:.4f})")
+        ratio, q = getattr(row, f"ratio_{name}"), row.q_values.get(name)
+        olds = [v for v in (getattr(row, f"old_{name}"), getattr(row, f"twin_old_{name}")) if v is not None]
+        news = [v for v in (getattr(row, f"new_{name}"), getattr(row, f"twin_new_{name}")) if v is not None]
+        if olds and news and ratio is not None and q is not None and ratio > limit and q < alpha:
+            found.append(
+                f"{name} {min(news) * 1000:.1f} ms against {max(olds) * 1000:.1f} ms, {ratio:.2f} times "
+                f"(q {q:.4f})"
+            )
     if not found:
         return row
     who = (
