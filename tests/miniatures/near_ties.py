@@ -9,6 +9,7 @@ with the dense order; the kit asks, every run, a hybrid search whose near-ties d
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from typing import Any
 
 from conformance.boundary._protocol import SearchRequest
@@ -31,7 +32,7 @@ class NearTieByDenseDistance(HybridDenseProbeDistance):
         if request.mode != "hybrid" or not hits:
             return hits
         groups: list[list[Any]] = [[hits[0]]]
-        for previous, hit in zip(hits, hits[1:], strict=False):
+        for previous, hit in pairwise(hits):
             close = previous.score is not None and hit.score is not None
             if close and abs(previous.score - hit.score) < _WINDOW:
                 groups[-1].append(hit)
