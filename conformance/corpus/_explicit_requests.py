@@ -51,7 +51,25 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
     # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
     q = next(q for q in kb.queries if q.shape == "tie")
     out.append(_request(q, "dense", k=len(kb.chunks) + _PAST_THE_KB, category=None, rrf_k=60))
-    return [*out, *_twice(out), *_search_pairs(kb)]
+    return [*out, *_twice(out), *_search_pairs(kb), *_near_tie_searches(kb)]
+
+
+def _near_tie_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
+    """Hybrid searches whose fused lists hold near-ties (F38) that the dense order contradicts, every run.
+
+    The keyword text with a vector whose nearest chunk is another: the dense leg's first chunks are not
+    BM25's, so the fused list interleaves chunks one leg ranks high and the other low or not at all.
+    With RRF k=100 neighbouring single-leg ranks are under 1e-4 apart (1/101 - 1/102 = 9.7e-5), and
+    with k=60 ranks (3, 1) and (2, 2) are 8e-6 apart; a fault that re-sorts such a window by the attached
+    denseDistance moves chunks whose fused scores differ by far more than the judge's tie (a relative
+    1e-9). Exact ties (equal rank sums) stay ties: the judge compares them as sets. k is the largest,
+    so every rank the knowledge base can fill is asked.
+    """
+    q, _, other_vector = _pair_queries(kb)
+    return [
+        _request(replace(q, vector=other_vector.vector), "hybrid", k=kb.max_k, category=None, rrf_k=rrf_k)
+        for rrf_k in (60, 100)
+    ]
 
 
 def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:

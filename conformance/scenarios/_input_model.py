@@ -258,6 +258,16 @@ def _sequence(asked: Sequence[Any], test: Callable[[Any, Any], bool]) -> bool:
     return any(test(a, b) for a, b in pairwise(asked))
 
 
+def _fused_near_ties(d: Drawn) -> bool:
+    """Hybrid keyword searches at the largest k, unfiltered, with RRF k 60 and 100 (both asked)."""
+    asked = {
+        r.rrf_k
+        for r in d.searches
+        if r.mode == "hybrid" and r.category is None and r.query_text.strip() and r.k >= d.kb.max_k
+    }
+    return {60, 100} <= asked
+
+
 def _twice(d: Drawn) -> bool:
     asked = [r.model_dump_json() for r in (*d.searches, *d.lookups)]
     return len(asked) != len(set(asked))
@@ -385,6 +395,9 @@ INPUT_MODEL: tuple[InputClass, ...] = (
                _E, gates_crossed, "2**-10 either side; at it, readings 11"),
     InputClass("requests", "the long query unfiltered in hybrid mode", ("kb-search",), _E,
                long_unfiltered_hybrid, "its keyword comes after forty words no text holds"),
+    InputClass("requests", "near-ties of fused scores the dense order contradicts (RRF k 60 and 100)",
+               ("kb-search",), _E, _fused_near_ties,
+               "keyword text, another chunk's vector, the largest k (F38)"),
     # -- sequences -------------------------------------------------------------------------------------
     InputClass("sequences", "a category, then none", _KB, _E,
                lambda d: all(_sequence(asked, _category_then_none) for asked in (d.searches, d.lookups))),

@@ -293,6 +293,9 @@ DELETIONS: dict[tuple[str, str], tuple[Deletion, ...]] = {
     ("requests", "a gate's threshold crossed: top quality just below, at and just above"): (
         _examples(away_from_the_threshold, "each one-candidate example's threshold a quarter from its top"),
     ),
+    ("requests", "near-ties of fused scores the dense order contradicts (RRF k 60 and 100)"): (
+        _kb("_near_tie_searches", _to(lambda kb: []), "no near-tie hybrid searches"),
+    ),
     ("requests", "the long query unfiltered in hybrid mode"): (
         _kb("explicit_searches", no_long_unfiltered_hybrid, "no hybrid search of the long query unfiltered"),
     ),
