@@ -5,8 +5,9 @@ creates them in (old, new, then the second instance of each, whose lookups time 
 
 - one query's lookup fails on the new engine, asked twice: an error-rate regression, the rest still
   compared;
-- 150 ms more on 30% of the new engine's lookups: the tail (p95) regresses while the median holds
-  (150, not the issue's 50: a shared CI machine's own tail reaches tens of ms; the gate's tests plant 50);
+- 300 ms more on 30% of the new engine's lookups: the tail (p95) regresses while the median holds
+  (300, not the issue's 50: a busy CI machine's own p95 reached 108 ms for dense lookups here; the
+  gate's tests plant 50 ms on synthetic times);
 - results swapped at random on both sides alike, with a tight latency tolerance: no false alarm.
 """
 
@@ -58,7 +59,7 @@ class FailsOneLookupOnTheNewEngine(_Planted):
 class SlowTailOnTheNewEngine(_Planted):
     def lookup(self, request: LookupRequest) -> LookupReply:
         if self.side == "new" and _share(request, 30):
-            time.sleep(0.150)
+            time.sleep(0.300)
         return super().lookup(request)
 
 
@@ -100,13 +101,12 @@ def test_one_lookup_failing_on_the_new_engine_is_an_error_rate_regression(tmp_pa
 
 
 def test_a_slower_tail_on_the_new_engine_regresses_on_p95(tmp_path: Path) -> None:
-    code, report = _upgrade(tmp_path, SlowTailOnTheNewEngine)
+    code, report = _upgrade(tmp_path, SlowTailOnTheNewEngine, "--limit", "40")
     assert code == 1, report["regressions"]
-    # Dense lookups take milliseconds: 150 ms on 30% of them stands out on any machine. (Hybrid ones,
-    # slower, have their own tail of a hundred ms or more when the machine is busy.)
-    dense = next(row for row in report["latency"] if row["mode"] == "dense")
-    assert dense["regressed"], dense
-    assert dense["ratio_p95"] > 2.0
+    # Either mode may show it more plainly, depending on how busy the machine is: at least one does.
+    regressed = [row for row in report["latency"] if row["regressed"]]
+    assert regressed, report["latency"]
+    assert all(row["ratio_p95"] > 2.0 for row in regressed)
     for row in report["latency"]:
         assert row["ratio_p50"] < 2.0  # the median holds: only the tail shows it
         assert row["noise"].startswith("two instances of the old engine on this machine differ by")
