@@ -137,7 +137,11 @@ class EngineWatch:
         if self._outcomes.lost_engine is None:
             problem = self._resources.engine_unreachable()
             if problem is None:
-                answered = self._engine_answered(exc, setup_mark) or self._vanished(item, exc)
+                answered = self._engine_answered(exc, setup_mark)
+                dropped = self._vanished(item, exc) if answered is None else None
+                if dropped is not None:
+                    self._outcomes.collection_dropped(dropped)
+                    pytest.skip(f"{NOT_JUDGED_PREFIX}{dropped}")
                 if answered is None:
                     return  # the kit still reaches the engine: the failure is the scenario's own
                 self._outcomes.engine_erred(answered)
