@@ -7,8 +7,10 @@
   listed.
 - Collections (with ``--milvus``): only names of the kit's own pattern (``rqs_<run id>_...``,
   :mod:`conformance.engines._sweep`) are ever touched; everything else on the engine is not even
-  listed. A run in progress on the same engine looks like a leftover, so nothing is dropped without
-  ``--yes``, and ``--prefix`` limits it to one run.
+  listed. Nothing is dropped without ``--yes``, and ``--prefix`` limits it to one run. A run still
+  going holds a lease (:mod:`conformance.engines._lease`: its pid alive on this host, or a heartbeat
+  younger than a minute from another): its collections are listed as such and left alone, even with
+  ``--yes``, unless ``--force`` (that run then ends NOT JUDGED, naming the collection it lost).
 """
 
 from __future__ import annotations
@@ -17,17 +19,19 @@ import sys
 
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
+from ..engines._lease import LeaseRecord, drop_lease, read_lease
 
 __all__ = ["clean"]
 
 
-def clean(milvus: str | None, *, yes: bool = False, prefix: str | None = None) -> int:
+def clean(milvus: str | None, *, yes: bool = False, prefix: str | None = None, force: bool = False) -> int:
     """Without ``milvus``: remove the containers of kit runs that are gone. With it: list the kit's
-    leftover collections on ``milvus`` and drop them when ``yes``. The exit code: 0, or 2 when the
+    leftover collections on ``milvus`` and drop them when ``yes``, but those of a run still alive
+    only when ``force`` too. The exit code: 0, or 2 when the
     engine cannot be reached or a removal failed."""
     if milvus is None:
         return _clean_containers(yes=yes, prefix=prefix)
-    return _clean_collections(milvus, yes=yes, prefix=prefix)
+    return _clean_collections(milvus, yes=yes, prefix=prefix, force=force)
 
 
 def _clean_containers(*, yes: bool, prefix: str | None) -> int:
@@ -66,7 +70,7 @@ def _clean_containers(*, yes: bool, prefix: str | None) -> int:
     return 0
 
 
-def _clean_collections(milvus: str, *, yes: bool, prefix: str | None) -> int:
+def _clean_collections(milvus: str, *, yes: bool, prefix: str | None, force: bool) -> int:
     from ..engines import start_engine
     from ..engines._sweep import describe_leftovers, kit_leftovers, list_names
 
@@ -93,21 +97,44 @@ def _clean_collections(milvus: str, *, yes: bool, prefix: str | None) -> int:
         for names in runs.values():
             for name in names:
                 print(f"  {name}")
+        live = _live_runs(runs)
+        for run_prefix, lease in live.items():
+            print(
+                f"  {run_prefix}: a run still going ({lease.describe()})"
+                + (", dropped anyway (--force)" if yes and force else ", left alone" if yes else "")
+            )
         if not yes:
             print(
-                "nothing dropped: a run still in progress on this engine looks the same; when none is, "
-                "run again with --yes (or --prefix rqs_<run id>_ --yes for one run)"
+                "nothing dropped: when the runs above are gone, run again with --yes (or --prefix "
+                "rqs_<run id>_ --yes for one run); a run still going is left alone unless --force"
             )
             return 0
+        doomed = {p: names for p, names in runs.items() if force or p not in live}
+        if live and not force:
+            skipped = sum(len(runs[p]) for p in live)
+            print(
+                f"skipped {skipped} collection{'s' * (skipped != 1)} of {len(live)} run"
+                f"{'s' * (len(live) != 1)} still going ({', '.join(live)}: its lease is alive); "
+                "--yes --force drops them anyway, and that run will end NOT JUDGED"
+            )
         failed = []
-        for name in (n for names in runs.values() for n in names):
+        for name in (n for names in doomed.values() for n in names):
             try:
                 client.drop_collection(name)
             except Exception as exc:
                 failed.append(f"{name} ({redact(str(getattr(exc, 'message', None) or exc))})")
-        dropped = sum(len(n) for n in runs.values()) - len(failed)
+        for run_prefix in doomed:
+            if run_prefix not in live:
+                drop_lease(run_prefix)
+        dropped = sum(len(n) for n in doomed.values()) - len(failed)
         print(f"dropped {dropped} collection{'s' * (dropped != 1)}")
         if failed:
             print(f"could not drop: {'; '.join(failed)}", file=sys.stderr)
             return 2
         return 0
+
+
+def _live_runs(runs: dict[str, list[str]]) -> dict[str, LeaseRecord]:
+    """The runs among ``runs`` whose lease says they still live (:mod:`conformance.engines._lease`)."""
+    leases = {p: read_lease(p) for p in runs}
+    return {p: lease for p, lease in leases.items() if lease is not None and lease.alive()}

@@ -94,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
 def _clean(args: argparse.Namespace) -> int:
     from ._clean import clean
 
-    return clean(args.milvus, yes=args.yes, prefix=args.prefix)
+    return clean(args.milvus, yes=args.yes, prefix=args.prefix, force=args.force)
 
 
 def _build_image(args: argparse.Namespace) -> int:
@@ -347,7 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
         f"{ENGINE_HELP}",
     )
     clean.add_argument(
-        "--yes", action="store_true", help="drop them (a run still in progress would lose its)"
+        "--yes", action="store_true", help="drop them, except those of a run still going (its lease)"
+    )
+    clean.add_argument(
+        "--force", action="store_true", help="with --yes: drop a live run's too (it ends NOT JUDGED)"
     )
     clean.add_argument(
         "--prefix", default=None, help="only the collections of this run prefix (rqs_<run id>_)"

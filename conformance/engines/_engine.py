@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, scrub
+from ._lease import Lease
 
 if TYPE_CHECKING:
     from pymilvus import MilvusClient
@@ -117,6 +118,8 @@ class Engine:
         self._closed = False
         self._closing = False
         self._lock = threading.Lock()
+        # Marks this run's collections as a live run's, so another command's clean leaves them alone.
+        self._lease = Lease(self.prefix, self.redacted_uri)
         _register(self)
 
     def __repr__(self) -> str:
@@ -247,6 +250,7 @@ class Engine:
                 self.cleanup(timeout=timeout)
         finally:
             self._closed = True
+            self._lease.release()
             _unregister(self)
             client, self._client = self._client, None
             if client is not None:

@@ -71,6 +71,7 @@ class RecordedCall:
     engine_error: str | None = (
         None  # the engine failing the call (a service error status, gRPC's UNAVAILABLE...)
     )
+    succeeded: bool = True  # the reply's status said success (a refused CreateCollection made nothing)
 
     @property
     def is_search(self) -> bool:
@@ -212,9 +213,10 @@ class _Forwarder:
             except grpc.RpcError as exc:
                 failed = exc.code().name in _ENGINE_FAILURES_GRPC
                 said = f"{exc.code().name}: {exc.details() or ''}" if failed else None
-                self._proxy._record(replace(call, engine_error=said))
+                self._proxy._record(replace(call, engine_error=said, succeeded=False))
                 raise
-            answered = replace(call, engine_error=_error_status(method, response))
+            status = _status(method, response)
+            answered = replace(call, engine_error=_engine_failure(status), succeeded=status is None)
             if short == "Search" and len(call.searches) == 1 and answered.engine_error is None:
                 answered = _with_results(answered, response)
             self._proxy._record(answered)
@@ -329,8 +331,8 @@ def _reply_types() -> dict[str, Any]:
     }
 
 
-def _error_status(method: str, response: bytes) -> str | None:
-    """The error a Milvus reply carries in its status (``code 65535: ...``), or None for a success.
+def _status(method: str, response: bytes) -> tuple[int, str] | None:
+    """The error code and reason a Milvus reply carries in its status, or None for a success.
 
     Milvus answers most failures in-band: a successful gRPC call whose reply's status says what went
     wrong. Replies that are a bare status, or carry one in a ``status`` field, are read; any other reply
@@ -351,9 +353,15 @@ def _error_status(method: str, response: bytes) -> str | None:
     else:
         return None
     code = getattr(status, "code", 0) or getattr(status, "error_code", 0)
-    if code not in _ENGINE_FAILURES:
-        return None  # the request's own fault (a bad filter, a wrong field...): the implementation's
-    return f"code {code}: {status.reason or 'no reason given'}"
+    return (int(code), status.reason or "no reason given") if code else None
+
+
+def _engine_failure(status: tuple[int, str] | None) -> str | None:
+    """``code 65535: ...`` when the status is the engine failing; None for a success or a request's own
+    fault (a bad filter, a wrong field...), which is the implementation's."""
+    if status is None or status[0] not in _ENGINE_FAILURES:
+        return None
+    return f"code {status[0]}: {status[1]}"
 
 
 def _with_results(call: RecordedCall, response: bytes) -> RecordedCall:

@@ -41,7 +41,13 @@ from ._report import (
     not_judged_report,
     redacted,
 )
-from ._scope import ENGINE_ERRORS_REASON, property_lines, requirement_number, verdict_text
+from ._scope import (
+    COLLECTION_DROPPED_REASON,
+    ENGINE_ERRORS_REASON,
+    property_lines,
+    requirement_number,
+    verdict_text,
+)
 from ._table import format_table
 from ._writing import OutputNotWrittenError, write_report_files
 
@@ -78,6 +84,7 @@ class OutcomeCollector:
         self.reason: str | None = None
         self.lost_engine: str | None = None
         self.engine_errors: list[str] = []  # why each scenario the engine's errors left NOT JUDGED
+        self.dropped_collections: list[str] = []  # why each scenario a dropped collection left NOT JUDGED
         self.warnings: list[str] = []
         self.advice: list[str] = []
         self._failed_steps: dict[str, str] = {}
@@ -106,6 +113,10 @@ class OutcomeCollector:
     def engine_erred(self, what: str) -> None:
         """A scenario is NOT JUDGED because Milvus answered errors (``what``: the engine's words)."""
         self.engine_errors.append(what)
+
+    def collection_dropped(self, what: str) -> None:
+        """A scenario is NOT JUDGED because a collection of the run was dropped from outside it."""
+        self.dropped_collections.append(what)
 
     def warn(self, text: str) -> None:
         """A warning for the report (e.g. a stdio program's stdout noise); each text is kept once."""
@@ -279,6 +290,13 @@ class OutcomeCollector:
                 reason = (
                     f"{self.lost_engine}; {n} scenario{'s' * many} that need{'s' * (not many)} "
                     f"Milvus could not be judged: {_LOST_ENGINE_ADVICE}"
+                )
+            elif n and self.dropped_collections:
+                reason = (
+                    f"{COLLECTION_DROPPED_REASON}, so {n} scenario{'s' * many} could not be judged (the "
+                    f"first: {self.dropped_collections[0]}): run again when no other command cleans "
+                    "this engine (`rag-conformance clean --yes` leaves a live run's collections alone; "
+                    "--force does not)"
                 )
             elif n and self.engine_errors:
                 reason = (

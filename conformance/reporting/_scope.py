@@ -29,6 +29,7 @@ from ..boundary._protocol import BASE_CAPABILITIES, PURE_CAPABILITIES, Capabilit
 from ..judging._spec_model import REQUIREMENT_NUMBERS
 
 __all__ = [
+    "COLLECTION_DROPPED_REASON",
     "ENGINE_ERRORS_REASON",
     "JUDGED_STATUSES",
     "broken_outside_spec",
@@ -47,6 +48,7 @@ JUDGED_STATUSES = frozenset({"passed", "failed", "errored", "xfailed"})
 """Statuses that are a judgement of the implementation (the others say why there is none)."""
 _BROKEN = frozenset({"failed", "errored"})
 ENGINE_ERRORS_REASON = "Milvus answered errors"
+COLLECTION_DROPPED_REASON = "A collection of this run was dropped from outside it"
 """How the reason of a run whose scenarios the engine's error answers left NOT JUDGED begins (not a lost
 engine): the verdict's words name that cause."""
 _UNSELECTED = "not selected"  # a transcription the run left out (-k), in spec_counts only
@@ -298,8 +300,10 @@ def verdict_text(report: Report) -> str:
     lost = [n for n, r in rows if r.verdict == "NOT JUDGED"]
     if lost:
         erred = (report.reason or "").startswith(ENGINE_ERRORS_REASON)
-        cause = "answered errors" if erred else "was lost"
-        parts.append(f"{_join(lost)} not judged: the engine {cause}")
+        cause = "the engine answered errors" if erred else "the engine was lost"
+        if (report.reason or "").startswith(COLLECTION_DROPPED_REASON):
+            cause = "a collection of the run was dropped from outside it"
+        parts.append(f"{_join(lost)} not judged: {cause}")
     absent = [(n, r) for n, r in rows if r.verdict == "NOT APPLICABLE"]
     if absent:
         text = f"{_join([n for n, _ in absent])} not judged"

@@ -18,6 +18,12 @@ engine does not flip a verdict; when it errs twice in a row, or when the impleme
 NOT JUDGED (engine error) with the engine's words, and a run whose only problems are such scenarios
 ends NOT JUDGED (exit 2), never DOES NOT CONFORM.
 
+A collection of the run dropped by someone else (a ``clean --yes --force`` from another shell, a hand)
+is told apart the same way, whatever the engine's words for it (they differ between Lite and the
+server): when a scenario breaks, the kit lists the engine, and a collection the run made (its oracle's,
+or one the implementation created through the proxy and did not drop) that is gone makes the scenario
+NOT JUDGED, naming the collection and saying it was dropped from outside the run.
+
 It works at the pytest layer, around each scenario's setup, call and teardown: the steps know nothing of
 it, and the oracle and the judge only raise :class:`~conformance.boundary.EngineAnswerError`.
 """
@@ -132,6 +138,10 @@ class EngineWatch:
             problem = self._resources.engine_unreachable()
             if problem is None:
                 answered = self._engine_answered(exc, setup_mark)
+                dropped = self._vanished(item, exc) if answered is None else None
+                if dropped is not None:
+                    self._outcomes.collection_dropped(dropped)
+                    pytest.skip(f"{NOT_JUDGED_PREFIX}{dropped}")
                 if answered is None:
                     return  # the kit still reaches the engine: the failure is the scenario's own
                 self._outcomes.engine_erred(answered)
@@ -139,6 +149,23 @@ class EngineWatch:
             self._outcomes.engine_lost(self._reason(item, problem))
         lost = self._outcomes.lost_engine
         pytest.skip(f"{NOT_JUDGED_PREFIX}{lost}; the scenario stopped at: {one_line(exc)}")
+
+    def _vanished(self, item: pytest.Item, exc: BaseException) -> str | None:
+        """When a collection of this run was dropped by someone else (another command's ``clean --yes
+        --force``, a hand's ``drop_collection``), what the engine then answered is not the
+        implementation's answer: which collection, and where the scenario stopped."""
+        gone = self._resources.vanished_collections()
+        if not gone:
+            return None
+        scenario = _marker_arg(item, "rqs_id") or item.nodeid
+        many = len(gone) > 1
+        return (
+            f"collection{'s' * many} {', '.join(repr(n) for n in gone)} of this run "
+            f"{'were' if many else 'was'} dropped from outside the run (not by the implementation nor "
+            f"the kit: another command's `rag-conformance clean --yes --force`, or a drop_collection by "
+            f"hand) before or during scenario {scenario}, so its answer cannot be judged; the scenario "
+            f"stopped at: {one_line(exc)}"
+        )
 
     def _reason(self, item: pytest.Item, problem: str) -> str:
         elapsed = time.monotonic() - self._started

@@ -159,7 +159,9 @@ def rqs_scenario_corpus(pytestconfig: pytest.Config) -> ScenarioCorpus:
 
 
 @pytest.fixture(scope="session")
-def rqs_oracle(rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus) -> Iterator[MilvusOracle]:
+def rqs_oracle(
+    pytestconfig: pytest.Config, rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus
+) -> Iterator[MilvusOracle]:
     """The kit's own oracle: the corpus in the kit's collection, answered from first principles.
 
     It builds on every engine; on one without BM25 it says so (``lacks``), and hybrid-mode questions
@@ -171,9 +173,13 @@ def rqs_oracle(rqs_engine: Any, rqs_scenario_corpus: ScenarioCorpus) -> Iterator
         rqs_scenario_corpus,
         engine=rqs_engine.endpoint.uri,
     )
+    made = pytestconfig.stash[RunResources.key].kit_collections
+    name = rqs_engine.collection_name(ORACLE_SUFFIX)
+    made.add(name)
     try:
         yield oracle
     finally:
+        made.discard(name)
         oracle.drop()
 
 

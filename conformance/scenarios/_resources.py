@@ -55,6 +55,7 @@ class RunResources:
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
         self.recorder: Any = None  # the recording proxy in front of the engine, once a scenario needs it
+        self.kit_collections: set[str] = set()  # the kit's own collections on the engine (the oracle's)
         config.stash[self.key] = self
 
     # -- on first need ------------------------------------------------------------------------------
@@ -109,6 +110,29 @@ class RunResources:
         except EngineError as exc:
             return str(exc)
         return None
+
+    def vanished_collections(self) -> list[str]:
+        """The collections of this run that are no longer on the engine although the run never dropped
+        them: the kit's own, and those the implementation created through the recording proxy and did
+        not drop. Empty when none is missing (or the engine cannot be listed)."""
+        if self._engine is None:
+            return []
+        made = set(self.kit_collections)
+        for call in self.recorder.calls_since(0) if self.recorder is not None else ():
+            if call.method == "CreateCollection" and call.succeeded and call.collection:
+                made.add(call.collection)
+            elif call.method == "DropCollection" and call.collection:
+                made.discard(call.collection)
+        if not made:
+            return []
+        from ..engines._engine import PROBE_SECONDS
+        from ..engines._sweep import list_names
+
+        try:
+            present = set(list_names(self._engine.client(), PROBE_SECONDS))
+        except Exception:  # the engine check that follows says what is wrong with the engine
+            return []
+        return sorted(made - present)
 
     def close_adapter(self) -> None:
         """Close the implementation (it drops what it made); after the engine was lost, a failure of that
