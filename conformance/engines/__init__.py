@@ -9,7 +9,8 @@
   real Milvus server image built here, from ``images/`` (``_image``, ``rag-conformance build-image``);
 - the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
   whole suite on each of them is a command (:mod:`conformance.commands._engines`);
-- the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``);
+- the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``),
+  and the leases that mark a live run's prefix so that ``clean`` leaves it alone (``_lease``);
 - the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the
   scenarios', in :mod:`conformance.scenarios._fixtures`);
