@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -41,3 +42,21 @@ def test_sigterm_stops_a_sequential_selftest_as_sigterm(tmp_path: Path) -> None:
     assert "mutation score" not in out  # no matrix claimed: the cut-off miniature is not counted
     assert "Traceback" not in out + err
     assert waited < STOPPED_SECONDS, f"{waited:.1f} s"
+
+
+def test_an_interrupted_selftest_that_cannot_exit_is_ended_within_its_grace() -> None:
+    # What hung a sequential selftest for good: interpreter exit joining a thread that never ends (a
+    # recording proxy's worker blocked on its engine). The bound ends it with the interrupt's code.
+    program = textwrap.dedent(
+        """
+        import threading
+        from conformance.commands._selftest import exit_within
+        threading.Thread(target=threading.Event().wait).start()  # never ends, not a daemon
+        exit_within(1.0, 143)
+        """
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 143, done.stderr
+    assert time.monotonic() - started < 30
+    assert "still stopping after 1 s; exiting now (143)" in done.stderr
