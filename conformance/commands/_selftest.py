@@ -242,10 +242,13 @@ def run_selftest(
             done = (future.result() for future in as_completed(futures))
         try:
             for result in done:
-                if result.interrupted is not None:
+                # A signal pytest swallowed (it landed outside the kit's own guard: in collection, in
+                # a teardown) ends the miniature's session without an interruption in its report.
+                signum = result.interrupted or _SIGNALLED.get("signum")
+                if signum is not None:
                     # Never a passing miniature: its run was cut off, so the selftest stops, saying why.
-                    stop = KeyboardInterrupt(signal.Signals(result.interrupted).name)
-                    stop.signum = result.interrupted  # type: ignore[attr-defined]
+                    stop = KeyboardInterrupt(signal.Signals(signum).name)
+                    stop.signum = signum  # type: ignore[attr-defined]
                     raise stop
                 results[result.expectation.name] = result
                 if progress is not None:
@@ -406,6 +409,7 @@ def selftest_main(
 
     print(f"selftest: {len(expectations)} miniatures from {miniatures}, matrix {path}")
     # SIGTERM (a cancelled CI job) stops the selftest as Ctrl-C does, and says which signal it was.
+    _SIGNALLED.clear()
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         outcome = run_selftest(
@@ -459,7 +463,12 @@ def exit_within(seconds: float, code: int) -> None:
     timer.start()
 
 
+_SIGNALLED: dict[str, int] = {}
+"""The signal the selftest received, kept where no exception can lose it."""
+
+
 def _raise_interrupt(signum: int, frame: object) -> None:
+    _SIGNALLED["signum"] = signum
     stop = KeyboardInterrupt(signal.Signals(signum).name)
     stop.signum = signum  # type: ignore[attr-defined]
     raise stop
