@@ -253,6 +253,10 @@ def run_selftest(
                 results[result.expectation.name] = result
                 if progress is not None:
                     progress(result)
+        except KeyboardInterrupt as exc:
+            if jobs > 1:
+                _pass_on(int(getattr(exc, "signum", signal.SIGINT)))
+            raise
         finally:
             if jobs > 1:
                 pool.shutdown(cancel_futures=True)
@@ -424,7 +428,7 @@ def selftest_main(
     except KeyboardInterrupt as exc:
         signum = int(getattr(exc, "signum", signal.SIGINT))
         print(
-            f"rag-conformance selftest: interrupted by {signal.Signals(signum).name}; the miniature then "
+            f"rag-conformance selftest: interrupted by {signal.Signals(signum).name}; a miniature still "
             "running is not counted, nothing was judged as a whole. Exit code " + str(128 + signum),
             file=sys.stderr,
         )
@@ -438,9 +442,10 @@ def selftest_main(
 
 
 EXIT_GRACE_SECONDS = 20.0
-"""How long an interrupted selftest may take to exit once it has said so: interpreter exit joins the
-worker threads of the miniatures' recording proxies, and one blocked on its engine hung a sequential
-selftest for good (issue 45, case 4; seen again under a load of 5 per core)."""
+"""How long an interrupted selftest may take to exit once it has said so. Interpreter exit joins every
+worker thread the miniatures' runs left; a recording proxy's, blocked on its engine, once hung a
+sequential selftest for good (issue 45, case 4). The proxy now ends its threads even when a signal cuts
+its stop short; this bound is the backstop for any other thread that will not end."""
 
 
 def exit_within(seconds: float, code: int) -> None:
@@ -465,6 +470,15 @@ def exit_within(seconds: float, code: int) -> None:
 
 _SIGNALLED: dict[str, int] = {}
 """The signal the selftest received, kept where no exception can lose it."""
+
+
+def _pass_on(signum: int) -> None:
+    """Stop the workers' runs with the signal that stopped the selftest. Sent to this process alone (a
+    ``kill <pid>``), the selftest would otherwise wait for each running miniature to end."""
+    for worker in multiprocessing.active_children():
+        if worker.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(worker.pid, signum)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -25,6 +25,7 @@ __all__ = ["RecordedCall", "RecordingProxy", "SearchTarget"]
 
 QueryKind = Literal["dense", "sparse", "text", "unknown"]
 _MAX_MESSAGE = -1  # unlimited both ways: a corpus insert can be large
+THREAD_PREFIX = "rqs-recording-proxy"  # its worker threads' names: close() ends every one of them
 _CALL_TIMEOUT_CAP = 300.0  # seconds; forwarding ctx.time_remaining() unchanged fails calls at once
 _SERVICE_PREFIX = "/milvus.proto.milvus.MilvusService/"
 # PlaceholderType values (common.proto): what the query of one (sub-)search was made of.
@@ -102,6 +103,7 @@ class RecordingProxy:
         self._lock = threading.Lock()
         self._server: Any = None
         self._channel: Any = None
+        self._workers: Any = None
         self.port: int | None = None
 
     @property
@@ -131,7 +133,8 @@ class RecordingProxy:
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.min_ping_interval_without_data_ms", 5000),
         ]
-        self._server = grpc.server(ThreadPoolExecutor(max_workers=16), options=server_options)
+        self._workers = ThreadPoolExecutor(max_workers=16, thread_name_prefix=THREAD_PREFIX)
+        self._server = grpc.server(self._workers, options=server_options)
         self._server.add_generic_rpc_handlers((_Forwarder(self),))
         port = self._server.add_insecure_port("127.0.0.1:0")  # loopback only
         if not port:
@@ -155,13 +158,24 @@ class RecordingProxy:
             self._calls.append(call)
 
     def close(self) -> None:
-        """Stop serving (in-flight calls get a second to finish) and close the upstream channel."""
-        if self._server is not None:
-            self._server.stop(grace=1.0).wait(5.0)
-            self._server = None
-        if self._channel is not None:
-            self._channel.close()
-            self._channel = None
+        """Stop serving and end every thread the proxy started, in bounded time.
+
+        In-flight calls get a second to finish; then the upstream channel is closed, which cancels any
+        forwarded call still waiting on its engine, and the worker threads are told to end. Interpreter
+        exit joins those threads: one left blocked on its engine (up to the forwarding cap) hung an
+        interrupted selftest for good.
+        """
+        server, self._server = self._server, None
+        channel, self._channel = self._channel, None
+        workers, self._workers = self._workers, None
+        try:
+            if server is not None:
+                server.stop(grace=1.0).wait(5.0)
+        finally:
+            if channel is not None:
+                channel.close()
+            if workers is not None:
+                workers.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> RecordingProxy:
         self.start()

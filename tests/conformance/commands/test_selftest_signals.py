@@ -1,5 +1,5 @@
-"""A cancelled sequential selftest (issue 45, case 4): SIGTERM stops it with its own signal in the
-message and exit code 143, and the miniature it cut off is never reported as passing."""
+"""A cancelled selftest (issue 45, case 4), sequential or in worker processes: SIGTERM stops it with its
+own signal in the message and exit code 143, and a miniature it cut off is never reported as passing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
+
+import pytest
 
 from .test_cli_exit_codes import CLI, ROOT
 
@@ -17,12 +18,13 @@ from .test_cli_exit_codes import CLI, ROOT
 STOPPED_SECONDS = 60.0
 
 
-def test_sigterm_stops_a_sequential_selftest_as_sigterm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["sequential", "two workers"])
+def test_sigterm_stops_a_selftest_as_sigterm(jobs: str) -> None:
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     proc = subprocess.Popen(
-        [*command, "selftest", "--jobs", "1", "--seed", "1"],  # the whole matrix: minutes, in turn
+        [*command, "selftest", "--jobs", jobs, "--seed", "1"],  # the whole matrix: minutes
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
