@@ -1,0 +1,84 @@
+"""The README is a map and docs/ the manual: every relative link in them resolves, to a file that exists
+and, where it names a heading, to a heading that exists (GitHub's anchors). A page moved or a section
+renamed fails here, not in a reader's browser. The README stays a map: at most 12 KB."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted(
+    p
+    for p in [ROOT / "README.md", ROOT / "tests" / "README.md", *(ROOT / "docs").rglob("*.md")]
+    if p.exists()
+)
+
+
+def _links(page: Path) -> list[str]:
+    """The targets of every link in the page, as a Markdown renderer sees them (none from code blocks)."""
+    found = []
+
+    def walk(tokens) -> None:
+        for token in tokens:
+            if token.type == "link_open":
+                found.append(token.attrGet("href"))
+            if token.children:
+                walk(token.children)
+
+    walk(MarkdownIt("commonmark").enable("table").parse(page.read_text(encoding="utf-8")))
+    return found
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation but '-' and '_' dropped, spaces to '-'."""
+    anchors: set[str] = set()
+    in_code = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        heading = re.match(r"#{1,6} (.*)", line)
+        if heading and not in_code:
+            text = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower())
+            anchors.add(text.replace(" ", "-"))
+    return anchors
+
+
+def _broken(page: Path) -> list[str]:
+    broken = []
+    for href in _links(page):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", href):  # http:, https:, mailto:
+            continue
+        path, _, anchor = href.partition("#")
+        target = (page.parent / unquote(path)).resolve() if path else page
+        if not target.exists():
+            broken.append(
+                f"{href}: no such file {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}"
+            )
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{href}: no heading with the anchor #{anchor} in {target.name}")
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path) -> None:
+    assert _broken(page) == []
+
+
+def test_a_broken_link_and_a_missing_anchor_are_found(tmp_path: Path) -> None:
+    (tmp_path / "there.md").write_text("# A heading, with `code`\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "[ok](there.md) [ok](there.md#a-heading-with-code) [web](https://example.org/x)\n"
+        "[gone](missing.md) [no anchor](there.md#elsewhere)\n\n```text\n[in code](nowhere.md)\n```\n",
+        encoding="utf-8",
+    )
+    assert [line.split(":")[0] for line in _broken(page)] == ["missing.md", "there.md#elsewhere"]
+
+
+def test_the_readme_is_a_map_not_the_manual() -> None:
+    assert (ROOT / "README.md").stat().st_size <= 12 * 1024
