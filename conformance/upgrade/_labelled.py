@@ -48,7 +48,7 @@ def load_labelled_set(
         base = Path(directory) if directory else evaluation.bundled_beir_path()
         name = str(directory) if directory else evaluation.BUNDLED_NAME
         labelled = evaluation.load_beir_set(base, split=split, name=name)
-        return labelled if limit is None else labelled.slice(limit)
+        return labelled if limit is None else evaluation.slice_set(labelled, limit)
 
 
 def embed(texts: Sequence[str]) -> list[tuple[float, ...]]:

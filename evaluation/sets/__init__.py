@@ -1,10 +1,11 @@
 """Labelled sets: the values (``_values``), the one validator every set passes (``_validate``) and what
 it finds only suspicious (``_warnings``), the project's JSON Lines format (``_jsonl``), the BEIR layout
-(``_beir``) and the bundled set (``_bundled``)."""
+(``_beir``), the bundled set (``_bundled``) and a slice of a set (``_slice``)."""
 
 from ._beir import CHUNKINGS, Chunking, load_beir_set, write_beir
 from ._bundled import BUNDLED_NAME, bundled_beir_path, bundled_data_dir, bundled_jsonl_paths
 from ._jsonl import load_jsonl_set, read_corpus, read_queries
+from ._slice import slice_set
 from ._validate import check_trec_ids, validate_set
 from ._values import (
     KINDS,
@@ -36,6 +37,7 @@ __all__ = [
     "load_jsonl_set",
     "read_corpus",
     "read_queries",
+    "slice_set",
     "trec_docid",
     "validate_set",
     "write_beir",

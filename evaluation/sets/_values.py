@@ -7,8 +7,6 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from .._errors import EvaluationError
-
 __all__ = [
     "KINDS",
     "MAX_GRADE",
@@ -114,26 +112,3 @@ class LabelledSet(BaseModel):
         """How many queries of each kind, in :data:`KINDS` order, kinds with none left out."""
         counts: Counter[str] = Counter(q.kind for q in self.queries)
         return {kind: counts[kind] for kind in KINDS if counts[kind]}
-
-    def slice(self, limit: int) -> LabelledSet:
-        """At most ``limit`` queries, taken in turn from each kind (file order within a kind).
-
-        Every kind present stays present as long as ``limit`` allows, so a small slice still exercises
-        the retry, the gates and both legs of hybrid search. The corpus is kept whole. The slice is
-        validated again: its warnings are the reader's and those of the slice (few queries, say), not
-        the whole set's.
-        """
-        from ._validate import validate_set  # the validator imports these values: imported when used
-        from ._warnings import set_warnings
-
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise EvaluationError(f"limit is {limit!r}; use a whole number of queries, at least 1")
-        queues = {kind: [q for q in self.queries if q.kind == kind] for kind in KINDS}
-        picked: set[str] = set()
-        while len(picked) < min(limit, len(self.queries)):
-            for kind in KINDS:
-                if queues[kind] and len(picked) < limit:
-                    picked.add(queues[kind].pop(0).id)
-        kept = tuple(q for q in self.queries if q.id in picked)
-        read = tuple(w for w in self.warnings if w not in set_warnings(self))
-        return validate_set(self.model_copy(update={"queries": kept, "warnings": read}))

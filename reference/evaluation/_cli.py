@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from evaluation import ProgressStep, plotting_available
+from evaluation import ProgressStep, plotting_available, slice_set
 
 from .._embed import describe_embedder, make_embedder
 from .._settings import Settings
@@ -171,7 +171,7 @@ def _lite_version() -> str:
 def _evaluate_run(args: argparse.Namespace, settings_loader: Any, *, calibrating: bool = False) -> EvalRun:
     eval_set = _load_set(args)  # bad input (an id a TREC file cannot carry too) fails before any engine
     if args.limit is not None:
-        eval_set = eval_set.slice(args.limit)
+        eval_set = slice_set(eval_set, args.limit)
     if calibrating and all(q.relevant for q in eval_set.queries):
         # Calibration needs both classes; found here, not after the whole evaluation has run.
         raise EvaluationError(

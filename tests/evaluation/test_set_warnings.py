@@ -12,7 +12,7 @@ import pytest
 
 import evaluation
 from conformance.upgrade import load_labelled_set
-from evaluation import LabelledSet, load_beir_set, load_jsonl_set, validate_set, write_beir
+from evaluation import LabelledSet, load_beir_set, load_jsonl_set, slice_set, validate_set, write_beir
 from evaluation.sets._warnings import FEW_ANSWERABLE
 from reference._cli import main as reference_main
 
@@ -113,7 +113,7 @@ def test_what_the_beir_reader_left_out_or_took_as_unanswerable_is_said(tmp_path:
 
 
 def test_a_slice_says_what_is_true_of_the_slice(tmp_path: Path, bundled: LabelledSet) -> None:
-    small = bundled.slice(12)
+    small = slice_set(bundled, 12)
     (warning,) = small.warnings
     assert warning.startswith(f"only {len(small.answerable)} answerable queries")
     assert validate_set(small) is small  # validating again adds nothing
@@ -121,9 +121,9 @@ def test_a_slice_says_what_is_true_of_the_slice(tmp_path: Path, bundled: Labelle
     extra = [{"_id": "z", "text": "judged nowhere"}]
     read = load_beir_set(_beir(tmp_path / "set", queries + extra, qrels, other_split=False))
     (left_out,) = read.warnings
-    assert read.slice(5).warnings[0] == left_out  # the reader's words stay; the slice's are added
-    assert read.slice(5).warnings[1].startswith("only 4 answerable queries")
-    assert read.slice(len(read.queries)).warnings == read.warnings
+    assert slice_set(read, 5).warnings[0] == left_out  # the reader's words stay; the slice's are added
+    assert slice_set(read, 5).warnings[1].startswith("only 4 answerable queries")
+    assert slice_set(read, len(read.queries)).warnings == read.warnings
 
 
 def test_the_upgrade_reads_the_warnings_of_the_slice_it_compares(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import evaluation
-from evaluation import KINDS, LabelledSetError, read_queries
+from evaluation import KINDS, LabelledSetError, read_queries, slice_set
 from reference import EvalSet, EvalSetError, bundled_eval_paths, load_eval_set
 
 CORPUS = [
@@ -96,7 +96,7 @@ def test_bundled_paths_point_into_the_package() -> None:
 
 
 def test_slice_takes_every_kind_in_turn(bundled: EvalSet) -> None:
-    small = bundled.slice(10)
+    small = slice_set(bundled, 10)
     assert len(small.queries) == 10
     assert set(small.kind_counts()) == set(KINDS)
     assert small.corpus == bundled.corpus
@@ -105,13 +105,13 @@ def test_slice_takes_every_kind_in_turn(bundled: EvalSet) -> None:
 
 
 def test_slice_larger_than_the_set_keeps_everything(bundled: EvalSet) -> None:
-    assert bundled.slice(10_000).queries == bundled.queries
+    assert slice_set(bundled, 10_000).queries == bundled.queries
 
 
 @pytest.mark.parametrize("limit", [0, -1, True, 2.5])
 def test_slice_refuses_a_bad_limit(bundled: EvalSet, limit: object) -> None:
     with pytest.raises(evaluation.EvaluationError, match="limit"):
-        bundled.slice(limit)  # type: ignore[arg-type]
+        slice_set(bundled, limit)  # type: ignore[arg-type]
 
 
 # -- reading queries --------------------------------------------------------------------------------

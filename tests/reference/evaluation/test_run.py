@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from pymilvus import MilvusClient
 
-from evaluation import ProgressStep, progress_bar
+from evaluation import ProgressStep, progress_bar, slice_set
 from reference import (
     EvalRun,
     EvalSet,
@@ -42,7 +42,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusClient]:
 
 @pytest.fixture(scope="module")
 def small() -> EvalSet:
-    return load_eval_set().slice(15)
+    return slice_set(load_eval_set(), 15)
 
 
 @pytest.fixture(scope="module")
