@@ -45,6 +45,7 @@ DEFAULT_MIRROR = "http://deb.debian.org/debian"
 _SUITE = "bookworm"
 _PACKAGES = ("python3", "python3-venv", "ca-certificates")
 _HERE = Path(__file__).with_name("images")
+# A Debian mirror named in an apt source: deb822 (`URIs: http://...debian`) or one line (`deb http://...debian`).
 _MIRROR_LINE = re.compile(r"^(?:URIs:|deb)\s+(?:\[[^]]*\]\s+)?(\S+/debian)/?(?:\s|$)", re.M)
 
 
@@ -121,10 +122,7 @@ def debian_mirror() -> str:
     for path in sources:
         with contextlib.suppress(OSError):
             text = path.read_text(errors="replace")
-            # deb822 (`URIs: http://...debian`) or one-line (`deb http://...debian bookworm main`) form
-            for match in re.finditer(
-                r"^(?:URIs:|deb)\s+(?:\[[^]]*\]\s+)?(\S+/debian)/?\s*(?:\s|$)", text, re.M
-            ):
+            for match in _MIRROR_LINE.finditer(text):
                 return match.group(1)
     return DEFAULT_MIRROR
 
