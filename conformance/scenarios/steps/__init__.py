@@ -3,7 +3,8 @@
 - ``quality``, ``postprocess``, ``gates``, ``labels``: the pure capabilities' scenarios;
 - ``search``, ``lookup``: the scenarios on Milvus, through the judge;
 - ``evidence``: evidence blocks' labels and order at the lookup and post-process levels (R2, R7);
-- ``engine``, ``engine_then`` (with ``_engine_kit``): the engine-behaviour scenarios (``--checks engine``);
+- ``engine``, ``engine_then`` (with ``_engine_kit``): the engine-behaviour scenarios (``--checks engine``),
+  and ``engine_questions``: the behaviours users trip on, each recorded as an engine fact;
 - ``properties``, ``knowledge_base`` (with ``_property_run``): the property scenarios, over generated
   inputs and over the generated knowledge base;
 - ``_tables``: reading the feature files' data tables.
@@ -19,6 +20,7 @@ STEP_MODULES: tuple[str, ...] = (
     "conformance.scenarios.steps.evidence",
     "conformance.scenarios.steps.engine",
     "conformance.scenarios.steps.engine_then",
+    "conformance.scenarios.steps.engine_questions",
     "conformance.scenarios.steps.properties",
     "conformance.scenarios.steps.knowledge_base",
 )

@@ -75,7 +75,13 @@ def _pk(hit: Any) -> Any:
 
 
 def _hits(result: Any) -> tuple[Hit, ...]:
-    return tuple(Hit(_pk(h), float(h["distance"]), dict(h.get("entity") or {})) for h in result[0])
+    return _hits_per_query(result)[0]
+
+
+def _hits_per_query(result: Any) -> tuple[tuple[Hit, ...], ...]:
+    return tuple(
+        tuple(Hit(_pk(h), float(h["distance"]), dict(h.get("entity") or {})) for h in hits) for hits in result
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -169,6 +175,26 @@ class EngineKit:
         self.rows[name] = rows
         return name
 
+    def metric_collection(self, rows: list[dict[str, Any]], metric: str) -> str:
+        """``rows`` (pk, category, vector) under a dense index of ``metric``; made once per session."""
+        from pymilvus import DataType
+
+        key = ("metric", metric, tuple(row["pk"] for row in rows))
+        if key not in self.documents:
+            schema = self.client.create_schema(auto_id=False)
+            schema.add_field("pk", DataType.INT64, is_primary=True)
+            schema.add_field("category", DataType.VARCHAR, max_length=64)
+            schema.add_field(DENSE, DataType.FLOAT_VECTOR, dim=len(rows[0]["vector"]))
+            index = self.client.prepare_index_params()
+            index.add_index(DENSE, index_type="FLAT", metric_type=metric)
+            name = self.create(f"engine_metric_{metric.lower()}", schema, index)
+            self.client.insert(
+                name, [{"pk": r["pk"], "category": r["category"], DENSE: r["vector"]} for r in rows]
+            )
+            self.rows[name] = rows
+            self.documents[key] = name
+        return self.documents[key]
+
     def two_vector_collection(self, suffix: str, rows: Sequence[tuple[int, list[float], list[float]]]) -> str:
         """A collection with two dense fields ``first`` and ``second``, rows inserted in the given order."""
         from pymilvus import DataType
@@ -240,18 +266,38 @@ class EngineKit:
         expr: str | None = None,
         fields: Iterable[str] = ("category",),
         field_name: str = DENSE,
+        metric: str = "L2",
+        **page: int,
     ) -> tuple[Hit, ...]:
-        """An L2 search of a dense field."""
+        """A search of a dense field (L2 unless ``metric`` says otherwise); ``page``: limit, offset."""
+        return self.dense_many(
+            name, [vector], expr=expr, fields=fields, field_name=field_name, metric=metric, **page
+        )[0]
+
+    def dense_many(
+        self,
+        name: str,
+        vectors: Sequence[list[float]],
+        *,
+        expr: str | None = None,
+        fields: Iterable[str] = ("category",),
+        field_name: str = DENSE,
+        metric: str = "L2",
+        limit: int = LIMIT,
+        **offset: int,
+    ) -> tuple[tuple[Hit, ...], ...]:
+        """One search call for several query vectors (nq > 1): the hits of each, in query order."""
         result = self.client.search(
             name,
-            [vector],
+            list(vectors),
             anns_field=field_name,
-            limit=LIMIT,
+            limit=limit,
             filter=expr or "",
             output_fields=["pk", *fields],
-            search_params={"metric_type": "L2"},
+            search_params={"metric_type": metric},
+            **offset,
         )
-        return _hits(result)
+        return _hits_per_query(result)
 
     def alone(self, name: str, field_name: str, query: Any, metric: str) -> tuple[Hit, ...]:
         """One hybrid sub-request run as a plain search."""
@@ -259,15 +305,18 @@ class EngineKit:
             return self.bm25(name, query, field_name=field_name)
         return self.dense(name, query, field_name=field_name, fields=())
 
-    def bm25(self, name: str, text: str, *, field_name: str = SPARSE) -> tuple[Hit, ...]:
+    def bm25(
+        self, name: str, text: str, *, field_name: str = SPARSE, limit: int = LIMIT, **offset: int
+    ) -> tuple[Hit, ...]:
         """A BM25 full-text search of the sparse field."""
         result = self.client.search(
             name,
             [text],
             anns_field=field_name,
-            limit=LIMIT,
+            limit=limit,
             output_fields=["pk"],
             search_params={"metric_type": "BM25"},
+            **offset,
         )
         return _hits(result)
 
@@ -275,22 +324,43 @@ class EngineKit:
         self,
         name: str,
         requests: Sequence[tuple[str, Any, str]],
-        k: int,
+        k: int | Any,
         *,
         expr: str | None = None,
         fields: Iterable[str] = ("category",),
+        limit: int = LIMIT,
+        **offset: int,
     ) -> tuple[Hit, ...]:
-        """RRF(k) over ``(field, query, metric)`` sub-requests, ``expr`` set on every one of them."""
+        """RRF(k) over ``(field, query, metric)`` sub-requests, ``expr`` set on every one of them; ``k`` may
+        also be a pymilvus ranker (a WeightedRanker, say)."""
+        many = [(field_name, [query], metric) for field_name, query, metric in requests]
+        return self.hybrid_many(name, many, k, expr=expr, fields=fields, limit=limit, **offset)[0]
+
+    def hybrid_many(
+        self,
+        name: str,
+        requests: Sequence[tuple[str, Sequence[Any], str]],
+        k: int | Any,
+        *,
+        expr: str | None = None,
+        fields: Iterable[str] = ("category",),
+        limit: int = LIMIT,
+        **offset: int,
+    ) -> tuple[tuple[Hit, ...], ...]:
+        """One hybrid call whose sub-requests carry several queries each (nq > 1): hits per query."""
         from pymilvus import AnnSearchRequest, RRFRanker
 
         subs = [
-            AnnSearchRequest([query], field_name, {"metric_type": metric}, limit=LIMIT, expr=expr or None)
-            for field_name, query, metric in requests
+            AnnSearchRequest(
+                list(queries), field_name, {"metric_type": metric}, limit=LIMIT, expr=expr or None
+            )
+            for field_name, queries, metric in requests
         ]
+        ranker = RRFRanker(k) if isinstance(k, int) else k
         result = self.client.hybrid_search(
-            name, subs, RRFRanker(k), limit=LIMIT, output_fields=["pk", *fields]
+            name, subs, ranker, limit=limit, output_fields=["pk", *fields], **offset
         )
-        return _hits(result)
+        return _hits_per_query(result)
 
 
 def answer(
