@@ -93,7 +93,8 @@ def smoke(
         say(f"ok   start: {info.name} {info.version} ({language}); capabilities: {_caps(info)}")
         if info.model_extra:
             say(f"note start: fields the protocol does not define, kept and reported: {_extra(info)}")
-        failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
+        _notes(say, "start", adapter)
+        failures = sum(not _check(say, name, call, adapter) for name, call in _pure_calls(adapter, info))
         failures += report_edges(pure_edges(adapter, info), say) if not info.needs_milvus else 0
         if info.needs_milvus:
             failures += _milvus_calls(adapter, info, milvus, say)
@@ -112,7 +113,7 @@ def _caps(info: ImplementationInfo) -> str:
     return ", ".join(sorted(str(c) for c in info.capabilities)) or "none"
 
 
-def _check(say: Say, operation: str, call: Callable[[], Any]) -> bool:
+def _check(say: Say, operation: str, call: Callable[[], Any], adapter: StdioAdapter | None = None) -> bool:
     try:
         answer = call()
     except (ConformanceError, NotApplicable) as exc:
@@ -121,7 +122,15 @@ def _check(say: Say, operation: str, call: Callable[[], Any]) -> bool:
         return False
     shown = repr(answer)
     say(f"ok   {operation}: {shown if len(shown) <= 160 else shown[:160] + '…'}")
+    if adapter is not None:
+        _notes(say, operation, adapter)
     return True
+
+
+def _notes(say: Say, operation: str, adapter: StdioAdapter) -> None:
+    """Fields the protocol does not define beside a reply's result: kept, noted, never a failure."""
+    for note in adapter.take_notes():
+        say(f"note {operation}: {note}; kept, never failed")
 
 
 def _pure_calls(adapter: StdioAdapter, info: ImplementationInfo) -> list[tuple[str, Callable[[], Any]]]:
@@ -178,7 +187,7 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
         facts = engine_facts(str(engine.describe().get("version")))
         say(f"...  engine {facts.version} (Milvus API {facts.api_level or 'unknown'}; see {facts.docs})")
         endpoint = engine.endpoint.model_copy(update={"engine": facts})
-        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY)):
+        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY), adapter):
             return 1
         query = _unit(1, 0.05, 0, 0)
         calls: list[tuple[str, Callable[[], Any]]] = []
@@ -192,7 +201,7 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
                     query_text="failover", query_vector=query, mode=mode, category="network"
                 )
                 calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
-        failures = sum(not _check(say, name, call) for name, call in calls)
+        failures = sum(not _check(say, name, call, adapter) for name, call in calls)
         edges = [*pure_edges(adapter, info), *store_edges(adapter, info, query)]
         failures += report_edges(iter(edges), say)
         # stop drops the implementation's collection, before the engine goes away

@@ -201,6 +201,12 @@ class StdioAdapter:
         if child is not None:
             child.kill()
 
+    def take_notes(self) -> list[str]:
+        """What the replies since the last call carried that the protocol allows but does not define
+        (fields beside ``result`` or in an ``error``), each once: the judge files them as notes of the
+        scenario that asked (fields inside a ``result`` it finds itself)."""
+        return self._codec.take_notes()
+
     def seq_of(self, request: Any) -> int | None:
         """The ``seq`` this very request object (or label) was last sent with, among the last few: the
         judge names it in a FAILED message, so a team finds the line in its own trace."""
@@ -314,6 +320,7 @@ class StdioAdapter:
             try:
                 decoded = self._codec.decode(self.rqs_name, operation, seq, line)
             except InvalidReplyError as invalid:
+                self._codec_warnings()
                 # Before the handshake is done, or with strict_stdout, noise is the call's error.
                 if getattr(invalid, "problem", None) not in _NOISE or operation == "start":
                     raise
@@ -332,8 +339,13 @@ class StdioAdapter:
                     raise error from None
                 self._noise(line)
                 continue
+            self._codec_warnings()
             if decoded is not Codec.STALE:
                 return decoded
+
+    def _codec_warnings(self) -> None:
+        for text in self._codec.take_warnings():
+            self._warn(text)
 
     def _warn(self, text: str) -> None:
         self.warnings.append(text)
