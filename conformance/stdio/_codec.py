@@ -42,8 +42,8 @@ _UTF8_ADVICE = (
 )
 _BOM = "\ufeff"
 _BOM_WARNING = (
-    "implementation {name!r} wrote a UTF-8 byte-order mark before a reply; the kit ignores it (RFC 8259 "
-    "lets a parser do so), but other readers may not: write UTF-8 without a BOM (.NET: new "
+    "the implementation wrote a UTF-8 byte-order mark before its {operation} reply; the kit ignores "
+    "it (RFC 8259 lets a parser do so), but other readers may not: write UTF-8 without a BOM (.NET: new "
     "UTF8Encoding(false); PowerShell: [Console]::OutputEncoding = [Text.UTF8Encoding]::new($false))"
 )
 _NON_FINITE_ADVICE = (
@@ -189,7 +189,7 @@ class Codec:
         if line.startswith(_BOM):
             # RFC 8259 8.1: a parser MAY ignore a byte-order mark; the kit does, and says so once.
             line = line[len(_BOM) :]
-            self._once(_BOM_WARNING.format(name=name), self._warnings)
+            self._once(_BOM_WARNING.format(operation=operation), self._warnings)
         try:
             data = json.loads(line, parse_constant=_NonFinite, parse_float=_number)
         except ValueError as exc:
