@@ -42,6 +42,8 @@ ADVICE: dict[str, str] = {
     "wrong_seq": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "ahead": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "noisy": "stdout carries protocol lines only: send logs to stderr",
+    "too_long": "a line on stdout was megabytes long: stdout carries one JSON reply per line, each a few "
+    "kilobytes; send logs and dumps to stderr",
     "not_utf8": "write stdout as UTF-8, whatever the locale (a JVM: new PrintStream(new "
     "FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8)); the kit reads UTF-8 only",
     "non_finite": "NaN and Infinity are not JSON: reply with a finite number (or null where the field "

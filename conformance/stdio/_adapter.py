@@ -20,6 +20,7 @@ serves the other capabilities. If it cannot be restarted at all, every later cal
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import threading
@@ -52,7 +53,14 @@ from ..boundary._protocol import (
 )
 from ..boundary._tally import CAPABILITY_OF
 from ._codec import Codec, RemoteError
-from ._process import ChildProcess, NotUtf8Line, ProcessGoneError, ReplyTimeoutError
+from ._process import (
+    STDERR_LINE_BYTES,
+    ChildProcess,
+    CutLine,
+    NotUtf8Line,
+    ProcessGoneError,
+    ReplyTimeoutError,
+)
 
 __all__ = ["NotApplicable", "StdioAdapter"]
 
@@ -113,7 +121,8 @@ class StdioAdapter:
         self.strict_stdout = strict_stdout
         self.warnings: list[str] = []
         self._on_warning = on_warning
-        self._noise_seen: set[str] = set()
+        self._noise_seen: set[bytes] = set()  # digests: a noise line may be megabytes long
+        self._stderr_cut_said = False
         self._prepared: tuple[MilvusEndpoint, Corpus] | None = None
         self._sent: deque[tuple[Any, int]] = deque(maxlen=_SEQS_KEPT)  # (request object, its seq)
         self._child_prepared = False
@@ -285,10 +294,12 @@ class StdioAdapter:
             child.send(line)
             reply = self._read_reply(child, operation, seq, timeout)
         except ProcessGoneError as gone:
+            self._stderr_cut(child)
             self._lost(child)
             detail = f"the process exited (code {gone.returncode}) before replying: it crashed"
             raise self._process_error(child, operation, detail, "exited", asked) from None
         except ReplyTimeoutError:
+            self._stderr_cut(child)
             self._lost(child)
             raise self._process_error(
                 child,
@@ -308,9 +319,21 @@ class StdioAdapter:
             error = InvalidReplyError(self.rqs_name, operation, detail, request=asked, numbers=numbers)
             error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
             raise error from None
+        self._stderr_cut(child)
         if isinstance(reply, RemoteError):
             raise AdapterCallError(self.rqs_name, operation, reply, request=asked, answered=True)
         return reply
+
+    def _stderr_cut(self, child: ChildProcess) -> None:
+        """Warn once per run that stderr lines were cut: what the kit shows of stderr is their head."""
+        if child.stderr_cut and not self._stderr_cut_said:
+            self._stderr_cut_said = True
+            self._warn(
+                f"implementation {self.rqs_name!r} wrote stderr lines longer than {STDERR_LINE_BYTES:,} "
+                f"bytes (the longest {child.stderr_longest:,} bytes); the kit keeps the first "
+                f"{STDERR_LINE_BYTES:,} bytes of each line and the last lines of stderr, and reads the rest "
+                "without keeping it"
+            )
 
     def _read_reply(self, child: ChildProcess, operation: str, seq: int, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
@@ -352,12 +375,15 @@ class StdioAdapter:
         if self._on_warning is not None:
             self._on_warning(text)
 
-    def _noise(self, raw: str | NotUtf8Line) -> None:
+    def _noise(self, raw: str | NotUtf8Line | CutLine) -> None:
         """Report a skipped stdout line once (the same log line printed per call is one warning)."""
-        line = raw if isinstance(raw, str) else raw.raw.decode("utf-8", errors="replace")
-        if line in self._noise_seen:
+        if len(self._noise_seen) > _NOISE_REPORTED:
+            return  # every later line goes unlisted: no need to remember it
+        line = raw if isinstance(raw, str) else _raw(raw).decode("utf-8", errors="replace")
+        digest = hashlib.blake2b(line.encode("utf-8", errors="replace"), digest_size=16).digest()
+        if digest in self._noise_seen:
             return
-        self._noise_seen.add(line)
+        self._noise_seen.add(digest)
         if len(self._noise_seen) > _NOISE_REPORTED + 1:
             return
         if len(self._noise_seen) == _NOISE_REPORTED + 1:
@@ -423,6 +449,10 @@ class StdioAdapter:
             self._gone = f"it failed earlier and restarting it failed too: {exc}"
             raise ImplementationProcessError(self.rqs_name, operation, self._gone) from None
         self._child_prepared = False
+
+
+def _raw(line: NotUtf8Line | CutLine) -> bytes:
+    return line.raw if isinstance(line, NotUtf8Line) else line.head
 
 
 def _kit_version() -> str:
