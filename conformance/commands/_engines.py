@@ -21,7 +21,7 @@ from typing import IO
 
 from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact_uri, register_uri_secrets
+from ..boundary._redact import redact_uri, register_environment_secrets, register_uri_secrets
 from ..engines._address import engine_label, parse_engine_address
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
@@ -82,8 +82,8 @@ def run_matrix(
     """
     out = output or sys.stdout
     for engine in engines:
-        if engine.startswith("uri:"):
-            register_uri_secrets(engine[4:])  # a password holding "@" or "&" is then hidden whole
+        register_uri_secrets(engine)  # every form of credential, hidden whole in every output
+    register_environment_secrets()
     root = Path(report_dir)
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO
 
+from ..boundary._credentials import CREDENTIAL_ENV
+from ..boundary._redact import holds_secret
 from ._streams import ByteBudgetQueue, CutLine, bounded_lines
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "ReplyTimeoutError",
     "kill_tree",
     "utf8_environment",
+    "without_credentials",
 ]
 
 CHILD_MARK = "RQS_STDIO_CHILD"
@@ -107,6 +110,16 @@ def utf8_environment(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def without_credentials(base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` without the Milvus credentials a program under test must not inherit: the variables
+    that hold them (``MILVUS_TOKEN``, ``MILVUS_URI``, ... :data:`CREDENTIAL_ENV`) and any other whose
+    value holds a secret the kit was given (``MY_TOKEN=$MILVUS_TOKEN``). The program gets its endpoint,
+    token included, over stdin with ``prepare``, and only if it declares search or lookup."""
+    return {
+        name: value for name, value in base.items() if name not in CREDENTIAL_ENV and not holds_secret(value)
+    }
+
+
 class NotUtf8Line:
     """A stdout line that is not UTF-8: its bytes, and the first offending byte and where it is."""
 
@@ -127,7 +140,7 @@ class ChildProcess:
     def __init__(
         self, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None
     ) -> None:
-        child_env = utf8_environment(os.environ)
+        child_env = utf8_environment(without_credentials(os.environ))
         # Python children block-buffer a piped stdout; a reply stuck in a buffer reads as a hang.
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         child_env.update(env or {})  # what the caller sets explicitly wins
