@@ -11,8 +11,10 @@ Liberties, each named on the command line:
   and ``seq`` written as ``3.0``, keys in another order than the page shows;
 - ``capabilities``: a capability named twice, and a mode-qualified one beside the plain one;
 - ``unnamed-language``: a start reply without ``language`` (shown as unknown, with a note);
-- ``noise``: a log line on stdout before every reply after the handshake (skipped, warned), and a log
-  line on stderr for every request.
+- ``noise``: a log line on stdout before every reply after the handshake (skipped, warned), one of them
+  in Latin-1 (not UTF-8: noise all the same), and a log line on stderr for every request;
+- ``stale``: before every reply after the handshake, the previous reply again (a lower ``seq``: the kit
+  skips it silently).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def main(liberties: set[str]) -> None:
     implementation = ReferenceAdapter()
     reader = kit_messages()
     out = sys.stdout.buffer
-    first = True
+    first, previous = True, b""
     for raw in sys.stdin.buffer:
         started = time.monotonic()
         message = reader.validate_json(raw)
@@ -96,12 +98,15 @@ def main(liberties: set[str]) -> None:
         if "extras" in liberties:
             reply["elapsedMs"] = round((time.monotonic() - started) * 1000, 3)
         line = json.dumps(reply, ensure_ascii=False).encode("utf-8")
+        line += b"\r\n" if "crlf" in liberties else b"\n"
         if "noise" in liberties and not first:
             out.write(b"[tolerant] answering " + message.type.encode() + b"\n")
-        if "bom" in liberties and first:
-            line = b"\xef\xbb\xbf" + line
-        out.write(line + (b"\r\n" if "crlf" in liberties else b"\n"))
+            out.write("[tolerant] r\u00e9ponse pr\u00eate\n".encode("latin-1"))
+        if "stale" in liberties:
+            out.write(previous)  # the reply before this one, again: a lower seq
+        out.write((b"\xef\xbb\xbf" if "bom" in liberties and first else b"") + line)
         out.flush()
+        previous = line
         first = False
         if message.type == "stop":
             return
