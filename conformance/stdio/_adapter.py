@@ -58,6 +58,7 @@ from ._process import (
     ChildProcess,
     CutLine,
     NotUtf8Line,
+    Overflowed,
     ProcessGoneError,
     ReplyTimeoutError,
 )
@@ -375,11 +376,12 @@ class StdioAdapter:
         if self._on_warning is not None:
             self._on_warning(text)
 
-    def _noise(self, raw: str | NotUtf8Line | CutLine) -> None:
+    def _noise(self, raw: str | NotUtf8Line | CutLine | Overflowed) -> None:
         """Report a skipped stdout line once (the same log line printed per call is one warning)."""
         if len(self._noise_seen) > _NOISE_REPORTED:
             return  # every later line goes unlisted: no need to remember it
         line = raw if isinstance(raw, str) else _raw(raw).decode("utf-8", errors="replace")
+
         digest = hashlib.blake2b(line.encode("utf-8", errors="replace"), digest_size=16).digest()
         if digest in self._noise_seen:
             return
@@ -451,7 +453,9 @@ class StdioAdapter:
         self._child_prepared = False
 
 
-def _raw(line: NotUtf8Line | CutLine) -> bytes:
+def _raw(line: NotUtf8Line | CutLine | Overflowed) -> bytes:
+    if isinstance(line, Overflowed):
+        return line.describe().encode()
     return line.raw if isinstance(line, NotUtf8Line) else line.head
 
 

@@ -28,7 +28,7 @@ from ._messages import (
     kit_messages,
     reply_adapter,
 )
-from ._process import STDOUT_LINE_BYTES, CutLine, NotUtf8Line
+from ._process import STDOUT_LINE_BYTES, CutLine, NotUtf8Line, Overflowed
 
 __all__ = ["Codec", "RemoteError"]
 
@@ -172,14 +172,22 @@ class Codec:
                 ) from None
         return line
 
-    def decode(self, name: str, operation: str, seq: int, line: str | NotUtf8Line | CutLine) -> Any:
+    def decode(
+        self, name: str, operation: str, seq: int, line: str | NotUtf8Line | CutLine | Overflowed
+    ) -> Any:
         """The ``result`` of a good reply, a :class:`RemoteError`, :attr:`STALE`, or an exception.
 
         Raises :class:`InvalidReplyError` quoting the line when it is not UTF-8, not JSON, not a reply
         to this request, or not of the operation's reply shape; its ``problem`` says which
         (``not_utf8``, ``not_json``, ``not_object``, ``ahead``, ``wrong_seq``, ``non_finite``,
-        ``invalid``, ``too_long``). Raises ``NotApplicable`` for ``skipped``.
+        ``invalid``, ``too_long``, ``noisy``). Raises ``NotApplicable`` for ``skipped``.
         """
+        if isinstance(line, Overflowed):
+            detail = (
+                f"the program wrote more on stdout than the kit reads ahead ({line.describe()}); "
+                "write only protocol lines on stdout, and logs to stderr"
+            )
+            raise self._invalid(name, operation, detail, "noisy")
         if isinstance(line, CutLine):
             detail = (
                 f"a line on stdout is longer than the kit reads ({line.describe()}; the kit keeps "

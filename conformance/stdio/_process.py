@@ -3,9 +3,9 @@
 Reader threads drain stdout and stderr continuously, so a chatty stderr can never fill its pipe and
 block the child, and a read can wait with a timeout (a plain ``readline`` cannot). What they keep is
 bounded in bytes (:mod:`._streams`): each line to :data:`STDOUT_LINE_BYTES` (stdout) or
-:data:`STDERR_LINE_BYTES` (stderr), the unread stdout lines to :data:`STDOUT_BUDGET_BYTES` (then the
-reader waits, and so does a child flooding stdout), the stderr tail to its last 40 lines. A flood of
-any size costs the kit a few tens of megabytes at most.
+:data:`STDERR_LINE_BYTES` (stderr), the unread stdout lines to :data:`STDOUT_BUDGET_BYTES` (past it,
+lines are dropped and the reader says so: the call errors, the program is restarted), the stderr tail
+to its last 40 lines. A flood of any size costs the kit a few tens of megabytes at most.
 
 The wire is UTF-8 both ways, whatever the kit's locale: the child's environment asks its runtime for
 UTF-8 streams (:func:`utf8_environment`), and a stdout line that is not UTF-8 is never guessed at: it
@@ -27,7 +27,7 @@ from typing import IO
 
 from ..boundary._credentials import CREDENTIAL_ENV
 from ..boundary._redact import holds_secret
-from ._streams import ByteBudgetQueue, CutLine, bounded_lines
+from ._streams import ByteBudgetQueue, CutLine, Overflowed, bounded_lines
 
 __all__ = [
     "CHILD_MARK",
@@ -37,6 +37,7 @@ __all__ = [
     "ChildProcess",
     "CutLine",
     "NotUtf8Line",
+    "Overflowed",
     "ProcessGoneError",
     "ReplyTimeoutError",
     "kill_tree",
@@ -55,7 +56,7 @@ _STDERR_CHARS = 1200  # the report keeps 2,000 characters per scenario; leave ro
 # A reply is a few kilobytes (the largest, a post-process of the largest k, well under 1 MB): a stdout
 # line longer than this is no reply the kit reads, and errors the call.
 STDOUT_LINE_BYTES = 8 * 1024 * 1024
-# Lines read from stdout and not yet asked for (noise between calls): past this the reader waits.
+# Lines read from stdout and not yet asked for (noise between calls): past this they are dropped.
 STDOUT_BUDGET_BYTES = 16 * 1024 * 1024
 # Each stderr line is kept up to this many bytes: the tail shows 1,200 characters in all.
 STDERR_LINE_BYTES = 4096
@@ -186,7 +187,7 @@ class ChildProcess:
                     except UnicodeDecodeError as exc:
                         item = NotUtf8Line(line, exc)
                 if not self._lines.put(item, weight):
-                    return  # killed: nobody reads on
+                    return  # killed: nobody reads on (what is left of the pipe is closed)
         self._lines.put_last(_EOF)
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
@@ -208,9 +209,10 @@ class ChildProcess:
         except (BrokenPipeError, ValueError, OSError):
             raise ProcessGoneError(self._returncode_soon()) from None
 
-    def receive(self, timeout: float) -> str | NotUtf8Line | CutLine:
+    def receive(self, timeout: float) -> str | NotUtf8Line | CutLine | Overflowed:
         """The next stdout line (the bytes of one that is not UTF-8, the head of one too long to be a
-        reply); :class:`ReplyTimeoutError` or :class:`ProcessGoneError` otherwise."""
+        reply, or where lines were dropped); :class:`ReplyTimeoutError` or :class:`ProcessGoneError`
+        otherwise."""
         try:
             item = self._lines.get(timeout=max(timeout, 0.0))
         except TimeoutError:
@@ -218,7 +220,7 @@ class ChildProcess:
         if item is _EOF:
             self._lines.push_back(_EOF)  # stay at EOF for later reads
             raise ProcessGoneError(self._returncode_soon())
-        return item if isinstance(item, NotUtf8Line | CutLine) else str(item)
+        return item if isinstance(item, NotUtf8Line | CutLine | Overflowed) else str(item)
 
     def stderr_tail(self) -> str:
         """The last lines the child wrote to stderr (bounded), once the stderr pipe is drained."""
@@ -239,7 +241,7 @@ class ChildProcess:
     def kill(self) -> None:
         """SIGKILL everything this child started (only that) and reap it: see :func:`kill_tree`."""
         kill_tree(self.proc.pid, self._mark, leader_alive=self.proc.returncode is None)
-        self._lines.close()  # a reader waiting for room in the queue returns; what it held is freed
+        self._lines.close()  # what the queue held is freed; the reader stops at its next line
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5.0)
         self._close_pipes()

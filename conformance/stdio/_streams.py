@@ -5,8 +5,10 @@ number of lines. ``readline()`` without a limit holds a whole line in memory how
 queue of lines grows as long as the child writes: a program writing 3 x 200 MB stderr lines took the kit
 to 1.9 GB (issue 53). Here a line is read in chunks of :data:`CHUNK` bytes, only its first ``keep``
 bytes are kept and the rest is counted, and the queue of stdout lines holds at most a budget of bytes:
-when it is full, the reader waits (and the child, whose pipe then fills, waits too) until the kit reads
-on or kills it. So a flood costs the kit at most about ``budget + keep + CHUNK`` bytes per stream.
+past it, lines are dropped and one :class:`Overflowed` mark takes their place, so the kit knows it lost
+lines (and restarts the program, which is out of step). The reader never waits: a child is never left
+blocked on a full pipe while the kit writes a large request to it. So a flood costs the kit at most
+about ``budget + keep + CHUNK`` bytes per stream.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-__all__ = ["CHUNK", "ByteBudgetQueue", "CutLine", "bounded_lines"]
+__all__ = ["CHUNK", "ByteBudgetQueue", "CutLine", "Overflowed", "bounded_lines"]
 
 CHUNK = 64 * 1024
 """Bytes read at a time from a pipe: the most a line costs beyond what is kept of it."""
@@ -34,6 +36,16 @@ class CutLine:
     def describe(self) -> str:
         """``a line of 209,715,200 bytes (the kit keeps 8,388,608 of a line): b'...'``"""
         return f"a line of {self.size:,} bytes, begun {self.head[:80]!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class Overflowed:
+    """Where lines were dropped: more than ``budget`` bytes of them were waiting to be read."""
+
+    budget: int
+
+    def describe(self) -> str:
+        return f"more than {self.budget:,} bytes of lines were waiting to be read; later lines were dropped"
 
 
 def bounded_lines(stream: IO[bytes], keep: int) -> Iterator[bytes | CutLine]:
@@ -65,13 +77,15 @@ def bounded_lines(stream: IO[bytes], keep: int) -> Iterator[bytes | CutLine]:
 
 
 class ByteBudgetQueue:
-    """A FIFO of items that each weigh some bytes; ``put`` waits while the queue holds ``budget`` bytes
-    or more (one item always fits into an empty queue), ``close`` releases every waiter for good."""
+    """A FIFO of items that each weigh some bytes, holding at most ``budget`` bytes (one item always
+    fits into an empty queue). ``put`` never waits: an item that does not fit is dropped, and one
+    :class:`Overflowed` mark is queued in the place of all the items dropped until it is read."""
 
     def __init__(self, budget: int) -> None:
         self._budget = budget
         self._items: deque[tuple[object, int]] = deque()
         self._held = 0
+        self._overflowed = False  # a mark is queued and not yet read
         self._closed = False
         self._cond = threading.Condition()
 
@@ -82,14 +96,17 @@ class ByteBudgetQueue:
             return self._held
 
     def put(self, item: object, weight: int) -> bool:
-        """Queue ``item``; False (not queued) once the queue is closed."""
+        """Queue ``item`` (or drop it for a mark, when it does not fit); False once the queue is closed."""
         with self._cond:
-            while not self._closed and self._items and self._held + weight > self._budget:
-                self._cond.wait()
             if self._closed:
                 return False
-            self._items.append((item, weight))
-            self._held += weight
+            if self._items and self._held + weight > self._budget:
+                if not self._overflowed:
+                    self._overflowed = True
+                    self._items.append((Overflowed(self._budget), 0))
+            else:
+                self._items.append((item, weight))
+                self._held += weight
             self._cond.notify_all()
             return True
 
@@ -106,7 +123,8 @@ class ByteBudgetQueue:
                 raise TimeoutError
             item, weight = self._items.popleft()
             self._held -= weight
-            self._cond.notify_all()
+            if isinstance(item, Overflowed):
+                self._overflowed = False
             return item
 
     def push_back(self, item: object) -> None:
@@ -116,7 +134,7 @@ class ByteBudgetQueue:
             self._cond.notify_all()
 
     def close(self) -> None:
-        """Drop what is held and let every waiting ``put`` return: the child is gone."""
+        """Drop what is held: the child is gone, nobody reads on."""
         with self._cond:
             self._closed = True
             self._items = deque(item for item in self._items if item[1] == 0)

@@ -37,7 +37,12 @@ PROGRAM = textwrap.dedent(
         m = json.loads(line)
         out = {"seq": m["seq"], "result": None}
         if m["type"] == "start":
-            out["result"] = {"name": "flood", "version": "1", "capabilities": ["quality"]}
+            out["result"] = {"name": "flood", "version": "1", "capabilities": ["quality", "post_process"]}
+            if FLOOD == "between-calls":  # 64 MB of 1 KiB log lines after the handshake, unasked
+                sys.stdout.write(json.dumps(out) + "\\n")
+                sys.stdout.flush()
+                flood(sys.stdout.buffer, 65536, 1024)
+                continue
         elif m["type"] == "quality_score":
             if FLOOD == "stderr":  # the issue's case: 3 x 200 MB lines on stderr
                 flood(sys.stderr.buffer, 3, 200 * 1024 * 1024)
@@ -56,12 +61,16 @@ PROGRAM = textwrap.dedent(
 KIT_SIDE = textwrap.dedent(
     """\
     import json, resource, sys
-    from conformance.boundary._protocol import QualityRequest
+    from conformance.boundary._protocol import PostProcessRequest, QualityRequest, WireCandidate
     from conformance.stdio import StdioAdapter
     adapter = StdioAdapter([sys.executable, sys.argv[1], sys.argv[2]], timeout=600)
     outcome = "answered"
     try:
         adapter.describe()
+        if sys.argv[2] == "between-calls":  # a request larger than a pipe holds, to a flooding program
+            many = [WireCandidate(doc_id=f"d{i}" * 40, chunk_index=0, original_rank=i + 1, score=0.1,
+                                  score_label="dense") for i in range(2000)]
+            adapter.post_process(PostProcessRequest(candidates=many))
         adapter.quality_score(QualityRequest(score_label="dense", score=0.5))
     except Exception as exc:
         outcome = f"{type(exc).__name__}: {exc}"[:600]
@@ -73,7 +82,7 @@ KIT_SIDE = textwrap.dedent(
 )
 
 
-def _kit_run(tmp_path: Path, flood: str) -> dict:
+def _kit_run(tmp_path: Path, flood: str, timeout: float = 900) -> dict:
     program = tmp_path / "flood.py"
     program.write_text(PROGRAM)
     kit = tmp_path / "kit.py"
@@ -116,4 +125,14 @@ def test_a_300_mb_stdout_line_errors_the_call_and_keeps_the_kit_small(
 def test_200_mb_of_stdout_noise_is_bounded_by_the_unread_budget(tmp_path: Path, quiet_peak: int) -> None:
     run = _kit_run(tmp_path, "stdout-lines")
     assert "more than 200 lines on stdout" in run["outcome"], run  # the noise bound, as before
+    assert run["peak"] - quiet_peak < FLOOD_EXTRA_LIMIT, f"added {(run['peak'] - quiet_peak) / MB:.0f} MB"
+
+
+def test_a_program_flooding_stdout_between_calls_never_blocks_a_large_request(
+    tmp_path: Path, quiet_peak: int
+) -> None:
+    """The reader drops past its budget instead of waiting: a child blocked on a full stdout pipe would
+    never read the request the kit is writing to it, and both would wait for ever."""
+    run = _kit_run(tmp_path, "between-calls", timeout=300)
+    assert "stdout" in run["outcome"], run  # too much on stdout: the call errors, the program restarts
     assert run["peak"] - quiet_peak < FLOOD_EXTRA_LIMIT, f"added {(run['peak'] - quiet_peak) / MB:.0f} MB"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import io
-import threading
 
 import pytest
 
 from conformance.stdio import _streams
-from conformance.stdio._streams import ByteBudgetQueue, CutLine, bounded_lines
+from conformance.stdio._streams import ByteBudgetQueue, CutLine, Overflowed, bounded_lines
 
 
 class _Counting(io.RawIOBase):
@@ -63,25 +62,18 @@ def test_a_200_mb_line_is_read_without_ever_holding_it() -> None:
     assert stream.largest <= 2 * _streams.CHUNK  # never asked for more than a chunk or so at once
 
 
-def test_the_queue_waits_for_room_and_close_lets_a_waiting_writer_go() -> None:
+def test_the_queue_never_waits_it_drops_past_its_budget_and_marks_the_place_once() -> None:
     queue = ByteBudgetQueue(10)
     assert queue.put("a", 6)
     assert queue.put("b", 4)  # exactly full
-    done: list[bool] = []
-    writer = threading.Thread(target=lambda: done.append(queue.put("c", 5)))
-    writer.start()
-    writer.join(0.2)
-    assert writer.is_alive()  # no room: waits
+    assert queue.put("c", 5)  # dropped: no room, and the writer is not kept waiting
+    assert queue.put("d", 1)  # dropped too: one mark stands for every line lost
     assert queue.held == 10
-    assert queue.get(1.0) == "a"  # room made
-    writer.join(5.0)
-    assert done == [True]
-    assert queue.held == 9
-    blocked = threading.Thread(target=lambda: done.append(queue.put("d", 8)))
-    blocked.start()
+    assert [queue.get(1.0) for _ in range(3)] == ["a", "b", Overflowed(10)]
+    assert queue.put("e", 5)  # room again, and a later loss would be marked again
+    assert queue.get(1.0) == "e"
     queue.close()
-    blocked.join(5.0)
-    assert done == [True, False]  # closed: not queued, and not stuck
+    assert not queue.put("f", 1)  # closed: nobody reads on
     assert queue.held == 0
 
 
