@@ -112,12 +112,15 @@ def utf8_environment(base: Mapping[str, str]) -> dict[str, str]:
 
 
 def without_credentials(base: Mapping[str, str]) -> dict[str, str]:
-    """``base`` without the Milvus credentials a program under test must not inherit: the variables
-    that hold them (``MILVUS_TOKEN``, ``MILVUS_URI``, ... :data:`CREDENTIAL_ENV`) and any other whose
-    value holds a secret the kit was given (``MY_TOKEN=$MILVUS_TOKEN``). The program gets its endpoint,
-    token included, over stdin with ``prepare``, and only if it declares search or lookup."""
+    """``base`` without the Milvus credentials a program under test must not inherit: every
+    ``MILVUS_*`` variable (``MILVUS_TOKEN``, ``MILVUS_URI``, ``MILVUS_DB``, ...), the kit's own
+    (:data:`CREDENTIAL_ENV`), and any other whose value holds a secret the kit was given
+    (``MY_TOKEN=$MILVUS_TOKEN``). The program gets its endpoint, token and database included, over
+    stdin with ``prepare``, and only if it declares search or lookup."""
     return {
-        name: value for name, value in base.items() if name not in CREDENTIAL_ENV and not holds_secret(value)
+        name: value
+        for name, value in base.items()
+        if not name.startswith("MILVUS_") and name not in CREDENTIAL_ENV and not holds_secret(value)
     }
 
 

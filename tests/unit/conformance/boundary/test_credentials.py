@@ -119,6 +119,7 @@ def test_a_registered_scheme_less_password_is_hidden_in_every_text() -> None:
 def test_a_program_under_test_gets_no_milvus_variable_and_no_copy_of_a_secret() -> None:
     register_uri_secrets("http://x:c0pyMe10@h:1")
     base = {name: "x" for name in CREDENTIAL_ENV} | {
+        "MILVUS_DB": "analytics",  # no secret, but the endpoint's: it comes with prepare
         "PATH": "/usr/bin",
         "MY_TOKEN": "c0pyMe10",
         "HTTPS_PROXY": "http://proxyuser:proxypass@proxy:3128",  # not the kit's secret: kept
