@@ -83,7 +83,14 @@ def smoke(
     def say(text: str) -> None:
         shown(visible_text(text))
 
-    adapter = StdioAdapter(command, timeout=timeout, validate=True, strict_stdout=True)
+    # What the wire tolerates but advises against (a byte-order mark, cut stderr lines) is said as it comes.
+    adapter = StdioAdapter(
+        command,
+        timeout=timeout,
+        validate=True,
+        strict_stdout=True,
+        on_warning=lambda text: say(f"warn {text}"),
+    )
     try:
         try:
             info = adapter.describe()

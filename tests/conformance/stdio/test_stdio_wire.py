@@ -248,6 +248,7 @@ def test_a_byte_order_mark_before_the_start_reply_is_a_warning_not_a_refusal(tmp
         adapter.close(strict=True)
     code, said = _smoke(tmp_path, "bom")
     assert code == 0, said
+    assert any(line.startswith("warn ") and "byte-order mark" in line for line in said), said
 
 
 def test_a_program_that_dies_on_stop_is_a_warning_not_an_error(tmp_path: Path) -> None:
