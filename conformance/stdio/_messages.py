@@ -233,7 +233,7 @@ OPERATIONS: dict[str, Any] = {
 _RESULT_MODELS = {operation: _result_model(operation, result) for operation, result in OPERATIONS.items()}
 
 
-def _reply_kind(value: Any) -> str:
+def _reply_kind(value: Any) -> str | None:
     # Decide by which key is present, so a wrong reply gets the errors of the one shape it meant; a
     # reply with two of them has no shape (None: the union's error), as its schema says.
     keys = value if isinstance(value, dict) else vars(value)
