@@ -76,11 +76,14 @@ def register_environment_secrets() -> None:
 
 
 def holds_secret(text: str) -> bool:
-    """Whether ``text`` contains a registered secret (a proxy's password in ``HTTPS_PROXY`` is not one:
-    only what the kit was given for its engine)."""
+    """Whether ``text`` is a registered secret (``MY_TOKEN=$MILVUS_TOKEN``), or holds an address
+    whose credentials are registered ones (``DB_URL=http://alice:<the password>@host``).
+
+    Never a mere substring: a short password such as ``milvus`` must not make ``PATH=/opt/milvus/bin``
+    one. A proxy's password in ``HTTPS_PROXY`` is not a secret the kit was given: not one either."""
     with _lock:
-        secrets = list(_secrets)
-    return any(secret in text for secret in secrets)
+        secrets = set(_secrets)
+    return text in secrets or bool(secrets_in_text(text) & secrets)
 
 
 def redact(text: str) -> str:

@@ -118,12 +118,18 @@ def test_a_registered_scheme_less_password_is_hidden_in_every_text() -> None:
 
 def test_a_program_under_test_gets_no_milvus_variable_and_no_copy_of_a_secret() -> None:
     register_uri_secrets("http://x:c0pyMe10@h:1")
+    register_uri_secrets("http://y:milvus@h:1")  # a short, common password
     base = {name: "x" for name in CREDENTIAL_ENV} | {
         "MILVUS_DB": "analytics",  # no secret, but the endpoint's: it comes with prepare
-        "PATH": "/usr/bin",
+        "PATH": "/opt/milvus/bin:/usr/bin",  # holds the word, is no copy of the secret: kept
         "MY_TOKEN": "c0pyMe10",
+        "DB_URL": "postgres://x:c0pyMe10@db:5432/app",  # an address carrying the kit's secret
         "HTTPS_PROXY": "http://proxyuser:proxypass@proxy:3128",  # not the kit's secret: kept
     }
     kept = without_credentials(base)
-    assert kept == {"PATH": "/usr/bin", "HTTPS_PROXY": "http://proxyuser:proxypass@proxy:3128"}
-    assert holds_secret("a line with c0pyMe10 in it")
+    assert kept == {
+        "PATH": "/opt/milvus/bin:/usr/bin",
+        "HTTPS_PROXY": "http://proxyuser:proxypass@proxy:3128",
+    }
+    assert holds_secret("c0pyMe10")
+    assert not holds_secret("a line that only mentions milvus")
