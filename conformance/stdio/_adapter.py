@@ -20,7 +20,6 @@ serves the other capabilities. If it cannot be restarted at all, every later cal
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import threading
@@ -53,6 +52,7 @@ from ..boundary._protocol import (
 )
 from ..boundary._tally import CAPABILITY_OF
 from ._codec import Codec, RemoteError
+from ._noise import NoiseReport
 from ._process import (
     STDERR_LINE_BYTES,
     ChildProcess,
@@ -69,7 +69,6 @@ _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
 _NOISE_PER_CALL = 200  # non-reply stdout lines skipped while waiting for one reply
 _SEQS_KEPT = 64  # the last requests whose seq a message may name (seq_of)
-_NOISE_REPORTED = 20  # distinct noise lines listed as warnings; then one line says there were more
 # Which capability a call serves (the boundary's table): the restart limit counts per capability. prepare
 # serves search and lookup, so when it is given up on, so are they.
 _CAPABILITY = CAPABILITY_OF
@@ -122,7 +121,7 @@ class StdioAdapter:
         self.strict_stdout = strict_stdout
         self.warnings: list[str] = []
         self._on_warning = on_warning
-        self._noise_seen: set[bytes] = set()  # digests: a noise line may be megabytes long
+        self._noise_report = NoiseReport()
         self._stderr_cut_said = False
         self._prepared: tuple[MilvusEndpoint, Corpus] | None = None
         self._sent: deque[tuple[Any, int]] = deque(maxlen=_SEQS_KEPT)  # (request object, its seq)
@@ -378,30 +377,9 @@ class StdioAdapter:
 
     def _noise(self, raw: str | NotUtf8Line | CutLine | Overflowed) -> None:
         """Report a skipped stdout line once (the same log line printed per call is one warning)."""
-        if len(self._noise_seen) > _NOISE_REPORTED:
-            return  # every later line goes unlisted: no need to remember it
-        line = raw if isinstance(raw, str) else _raw(raw).decode("utf-8", errors="replace")
-
-        digest = hashlib.blake2b(line.encode("utf-8", errors="replace"), digest_size=16).digest()
-        if digest in self._noise_seen:
-            return
-        self._noise_seen.add(digest)
-        if len(self._noise_seen) > _NOISE_REPORTED + 1:
-            return
-        if len(self._noise_seen) == _NOISE_REPORTED + 1:
-            text = (
-                f"implementation {self.rqs_name!r} wrote more than {_NOISE_REPORTED} different lines to "
-                "stdout that are not replies; only the first ones are listed"
-            )
-        else:
-            text = (
-                f"implementation {self.rqs_name!r} wrote a line to stdout that is not a reply (skipped): "
-                f"{self._codec.quote(line)}; write only protocol lines on stdout and logs to stderr, or "
-                "the call fails under --strict-stdout"
-            )
-            if isinstance(raw, NotUtf8Line):
-                text += f"; it is not UTF-8 either: {raw.describe()}"
-        self._warn(text)
+        text = self._noise_report.warning(self.rqs_name, raw, self._codec.quote)
+        if text is not None:
+            self._warn(text)
 
     def _lost(self, child: ChildProcess) -> None:
         child.kill()
@@ -451,12 +429,6 @@ class StdioAdapter:
             self._gone = f"it failed earlier and restarting it failed too: {exc}"
             raise ImplementationProcessError(self.rqs_name, operation, self._gone) from None
         self._child_prepared = False
-
-
-def _raw(line: NotUtf8Line | CutLine | Overflowed) -> bytes:
-    if isinstance(line, Overflowed):
-        return line.describe().encode()
-    return line.raw if isinstance(line, NotUtf8Line) else line.head
 
 
 def _kit_version() -> str:
