@@ -260,27 +260,36 @@ class Codec:
             )
             invalid.numbers = wrong_number_types(exc.errors(include_url=False))
             raise invalid from None
-        self._note_extras(operation, reply)
+        notes = self._extras(operation, reply)
+        # A result's notes wait for the judge of the scenario that asked; a decline or an error ends the
+        # scenario's call, so its notes travel in its own words (never filed under a later scenario).
+        said = "".join(f" [{note}; kept, never failed]" for note in notes)
         if isinstance(reply, SkippedReply):
-            raise NotApplicable(self.scrub(reply.skipped))
+            raise NotApplicable(self.scrub(reply.skipped + said))
         if isinstance(reply, ErrorReply):
             error = reply.error
             return RemoteError(
-                self.scrub(error.message), error.kind, self.scrub(error.context) if error.context else None
+                self.scrub(error.message + said),
+                error.kind,
+                self.scrub(error.context) if error.context else None,
             )
+        for note in notes:
+            self._notes[note] = None
         return reply.result
 
-    def _note_extras(self, operation: str, reply: Any) -> None:
-        """Note the fields a reply carried that the protocol does not define: kept, never failed."""
+    def _extras(self, operation: str, reply: Any) -> list[str]:
+        """The notes on the fields a reply carried that the protocol does not define (never a fault)."""
         shape = next(key for key in REPLY_SHAPES if hasattr(reply, key))
         places = [(f"beside its {shape}", reply.model_extra)]
         if isinstance(reply, ErrorReply):
             places.append(("in its error", reply.error.model_extra))
+        notes = []
         for where, extra in places:
             if extra:
                 fields = ", ".join(sorted(extra))
                 note = f"{operation} reply carried fields the protocol does not define {where}: {fields}"
-                self._notes[self.scrub(note)] = None
+                notes.append(self.scrub(note))
+        return notes
 
     def _invalid(self, name: str, operation: str, detail: str, problem: str) -> InvalidReplyError:
         error = InvalidReplyError(name, operation, detail)
