@@ -10,6 +10,8 @@
 - ``_errors``: the kit's errors, one root, one subclass per phase.
 - ``_redact``: :func:`redact`, the one function every output of the kit passes through, so no
   credential of an engine address (user info, token, password parameters) is ever written.
+- ``_credentials``: :func:`parse_address`, the one reading of an engine address's credentials in every
+  form a user types (with or without a scheme, query parameters, percent-encoded, the environment).
 - ``_describe``: one request in a few words (operation, seq, deciding fields), for messages about a call;
 - ``_tally``: what a scenario asked (calls per capability, a property's examples), for the report.
 - ``_atomic``: :func:`write_atomically` (and :func:`write_all_atomically` for a set of files), how

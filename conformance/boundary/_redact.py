@@ -1,12 +1,13 @@
 """Keep credentials out of everything the kit writes: one function, :func:`redact`, for every output.
 
-An engine address can carry secrets in three places: the URI's user info (``http://user:pw@host``),
-query parameters that name a credential (``?token=...``, ``&password=...``), and the token the kit reads
-from ``MILVUS_TOKEN``. :func:`redact` hides the first two wherever a URI appears in a text, and every
-secret the run has registered (:func:`register_secret`: the token, the URI's password) wherever it
-appears at all, also JSON-escaped, so a program that echoes its endpoint in a log line or an error
-cannot leak it through the kit's report either. The terminal lines, report.json, junit.xml, the site,
-replay commands, error messages and logs all pass through it.
+An engine address can carry secrets in every form :mod:`._credentials` reads (user info with or without
+a scheme, credential query parameters, percent-encoded or not), and ``MILVUS_TOKEN`` and ``MILVUS_URI``
+hold more. Every place that reads an address or the environment registers what it finds
+(:func:`register_uri_secrets`, :func:`register_environment_secrets`); :func:`redact` then hides every
+registered secret wherever it appears at all, also JSON-escaped, and the URI patterns it knows
+wherever a URI appears, so a program that echoes its endpoint in a log line or an error cannot leak it
+through the kit's report either. The terminal lines, report.json, junit.xml, the site, replay
+commands, error messages and logs all pass through it.
 """
 
 from __future__ import annotations
@@ -19,25 +20,30 @@ import sys
 import threading
 from collections.abc import Iterator
 from typing import TextIO
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
+
+from ._credentials import SHOWN, environment_secrets, parse_address, secrets_in_text
 
 __all__ = [
     "RedactingStream",
+    "holds_secret",
     "redact",
     "redact_uri",
     "redacting_output",
+    "register_environment_secrets",
     "register_secret",
     "register_uri_secrets",
     "scrub",
 ]
 
-SHOWN = "***"
 # Shorter secrets are not replaced in free text (it would garble ordinary words); the URI's own
 # user info and credential parameters are hidden whatever their length.
 _MIN_SECRET = 4
 # The user info runs to the authority's last "@", as a URI parser reads it: a password holding a raw
 # "@" is hidden whole, not shown from its first "@" on.
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s'\"<>]*@)")
+# The kit's own engine address without a scheme: ``uri:alice:pw@host`` (no URI pattern finds it).
+_ENGINE_USERINFO = re.compile(r"(?P<scheme>\buri:)(?!//)(?P<userinfo>[^/?#\s'\"<>]*@)")
 _CREDENTIAL_PARAM = re.compile(
     r"(?i)(?P<name>[?&;](?:[a-z0-9_.-]*(?:token|password|passwd|pwd|secret|credential|auth)"
     r"[a-z0-9_.-]*|api[_-]?key|apikey|key)=)[^&#\s'\"<>]*"
@@ -56,16 +62,28 @@ def register_secret(secret: str | None) -> None:
                 _secrets.add(decoded)
 
 
-def register_uri_secrets(text: str) -> None:
-    """Register the password and the credential parameters of every URI in ``text``."""
-    for match in re.finditer(r"[A-Za-z][A-Za-z0-9+.-]*://\S+", text):
-        try:
-            parts = urlsplit(match.group(0))
-        except ValueError:
-            continue
-        register_secret(parts.password)
-        for param in _CREDENTIAL_PARAM.finditer("?" + parts.query):
-            register_secret(param.group(0)[len(param.group("name")) :])
+def register_uri_secrets(text: str | None) -> None:
+    """Register every credential of every address in ``text`` (:func:`secrets_in_text`: user info with
+    or without a scheme, credential parameters, as typed and decoded)."""
+    for secret in secrets_in_text(text or ""):
+        register_secret(secret)
+
+
+def register_environment_secrets() -> None:
+    """Register what ``MILVUS_TOKEN``, ``MILVUS_URI`` and the other Milvus variables hold."""
+    for secret in environment_secrets():
+        register_secret(secret)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether ``text`` is a registered secret (``MY_TOKEN=$MILVUS_TOKEN``), or holds an address
+    whose credentials are registered ones (``DB_URL=http://alice:<the password>@host``).
+
+    Never a mere substring: a short password such as ``milvus`` must not make ``PATH=/opt/milvus/bin``
+    one. A proxy's password in ``HTTPS_PROXY`` is not a secret the kit was given: not one either."""
+    with _lock:
+        secrets = set(_secrets)
+    return text in secrets or bool(secrets_in_text(text) & secrets)
 
 
 def redact(text: str) -> str:
@@ -82,20 +100,14 @@ def redact(text: str) -> str:
         if escaped != secret:
             text = text.replace(escaped, SHOWN)
     text = _USERINFO.sub(lambda m: f"{m.group('scheme')}{SHOWN}@", text)
+    text = _ENGINE_USERINFO.sub(lambda m: f"{m.group('scheme')}{SHOWN}@", text)
     return _CREDENTIAL_PARAM.sub(lambda m: m.group("name") + SHOWN, text)
 
 
 def redact_uri(uri: str) -> str:
-    """``uri`` with its user info and credential parameters hidden; an unparsable one entirely."""
-    try:
-        urlsplit(uri)
-    except ValueError:  # unparsable: show nothing that could be a secret
-        return SHOWN
-    shown = redact(uri)
-    # Without "//" the parser finds no user info ("user:pw@host"); anything before an "@" may be secret.
-    if "://" not in shown and "@" in shown:
-        return f"{SHOWN}@" + shown.rpartition("@")[2]
-    return shown
+    """``uri`` as printed: its credentials in every form (:func:`parse_address`) and every registered
+    secret hidden."""
+    return redact(parse_address(uri).shown)
 
 
 def scrub(text: str, *secrets: str | None) -> str:
@@ -150,6 +162,7 @@ class RedactingStream(io.TextIOBase):
 @contextlib.contextmanager
 def redacting_output() -> Iterator[None]:
     """While inside, everything this process prints to ``sys.stdout`` and ``sys.stderr`` is redacted."""
+    register_environment_secrets()  # the Milvus variables, whichever command reads them
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     try:

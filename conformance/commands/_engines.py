@@ -10,6 +10,7 @@ started or run keeps its column, saying why.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -20,8 +21,9 @@ from pathlib import Path
 from typing import IO
 
 from ..boundary._atomic import OutputNotWrittenError, write_atomically
+from ..boundary._credentials import ENGINE_ADDRESS_ENV
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact_uri, register_uri_secrets
+from ..boundary._redact import redact_uri, register_environment_secrets, register_uri_secrets
 from ..engines._address import engine_label, parse_engine_address
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
@@ -82,8 +84,8 @@ def run_matrix(
     """
     out = output or sys.stdout
     for engine in engines:
-        if engine.startswith("uri:"):
-            register_uri_secrets(engine[4:])  # a password holding "@" or "&" is then hidden whole
+        register_uri_secrets(engine)  # every form of credential, hidden whole in every output
+    register_environment_secrets()
     root = Path(report_dir)
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -141,11 +143,16 @@ def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str 
     report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
     log_path = directory / "run.log"
     command = [sys.executable, "-m", "conformance.commands._engines", "--adapter", adapter]
-    command += ["--milvus", str(column.milvus), "--report", str(directory)]
+    command += ["--report", str(directory)]
     command += ["-k", select] if select else []
+    # The address may carry a password: the child reads it from its environment (readable by this user
+    # only), never from argv (every local user's `ps` shows argv).
+    env = {**os.environ, ENGINE_ADDRESS_ENV: str(column.milvus)}
     with log_path.open("wb") as log:
         try:
-            code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS)
+            code = subprocess.call(
+                command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS, env=env
+            )
         except subprocess.TimeoutExpired:
             raise ConformanceError(
                 f"the run did not finish within {RUN_TIMEOUT_SECONDS:g} s; see {log_path}"
@@ -230,12 +237,14 @@ def _child(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m conformance.commands._engines")
     parser.add_argument("--adapter", required=True)
-    parser.add_argument("--milvus", required=True)
     parser.add_argument("--report", required=True)
     parser.add_argument("-k", dest="select", default=None)
     args = parser.parse_args(argv)
+    milvus = os.environ.pop(ENGINE_ADDRESS_ENV, "")  # not passed on: the run's own children never see it
+    if not milvus:
+        parser.error(f"{ENGINE_ADDRESS_ENV} is not set: the engine address comes in the environment")
     outcome = run_conformance(
-        args.adapter, milvus=args.milvus, report_dir=args.report, checks="all", select=args.select
+        args.adapter, milvus=milvus, report_dir=args.report, checks="all", select=args.select
     )
     return outcome.exit_code
 

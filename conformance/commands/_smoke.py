@@ -42,6 +42,8 @@ ADVICE: dict[str, str] = {
     "wrong_seq": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "ahead": 'copy the request\'s "seq" into its reply, and answer requests in the order they come',
     "noisy": "stdout carries protocol lines only: send logs to stderr",
+    "too_long": "a line on stdout was megabytes long: stdout carries one JSON reply per line, each a few "
+    "kilobytes; send logs and dumps to stderr",
     "not_utf8": "write stdout as UTF-8, whatever the locale (a JVM: new PrintStream(new "
     "FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8)); the kit reads UTF-8 only",
     "non_finite": "NaN and Infinity are not JSON: reply with a finite number (or null where the field "
@@ -81,7 +83,14 @@ def smoke(
     def say(text: str) -> None:
         shown(visible_text(text))
 
-    adapter = StdioAdapter(command, timeout=timeout, validate=True, strict_stdout=True)
+    # What the wire tolerates but advises against (a byte-order mark, cut stderr lines) is said as it comes.
+    adapter = StdioAdapter(
+        command,
+        timeout=timeout,
+        validate=True,
+        strict_stdout=True,
+        on_warning=lambda text: say(f"warn {text}"),
+    )
     try:
         try:
             info = adapter.describe()
@@ -93,7 +102,8 @@ def smoke(
         say(f"ok   start: {info.name} {info.version} ({language}); capabilities: {_caps(info)}")
         if info.model_extra:
             say(f"note start: fields the protocol does not define, kept and reported: {_extra(info)}")
-        failures = sum(not _check(say, name, call) for name, call in _pure_calls(adapter, info))
+        _notes(say, "start", adapter)
+        failures = sum(not _check(say, name, call, adapter) for name, call in _pure_calls(adapter, info))
         failures += report_edges(pure_edges(adapter, info), say) if not info.needs_milvus else 0
         if info.needs_milvus:
             failures += _milvus_calls(adapter, info, milvus, say)
@@ -112,7 +122,7 @@ def _caps(info: ImplementationInfo) -> str:
     return ", ".join(sorted(str(c) for c in info.capabilities)) or "none"
 
 
-def _check(say: Say, operation: str, call: Callable[[], Any]) -> bool:
+def _check(say: Say, operation: str, call: Callable[[], Any], adapter: StdioAdapter | None = None) -> bool:
     try:
         answer = call()
     except (ConformanceError, NotApplicable) as exc:
@@ -121,7 +131,15 @@ def _check(say: Say, operation: str, call: Callable[[], Any]) -> bool:
         return False
     shown = repr(answer)
     say(f"ok   {operation}: {shown if len(shown) <= 160 else shown[:160] + '…'}")
+    if adapter is not None:
+        _notes(say, operation, adapter)
     return True
+
+
+def _notes(say: Say, operation: str, adapter: StdioAdapter) -> None:
+    """Fields the protocol does not define beside a reply's result: kept, noted, never a failure."""
+    for note in adapter.take_notes():
+        say(f"note {operation}: {note}; kept, never failed")
 
 
 def _pure_calls(adapter: StdioAdapter, info: ImplementationInfo) -> list[tuple[str, Callable[[], Any]]]:
@@ -178,7 +196,7 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
         facts = engine_facts(str(engine.describe().get("version")))
         say(f"...  engine {facts.version} (Milvus API {facts.api_level or 'unknown'}; see {facts.docs})")
         endpoint = engine.endpoint.model_copy(update={"engine": facts})
-        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY)):
+        if not _check(say, "prepare", lambda: adapter.prepare(endpoint, _TINY), adapter):
             return 1
         query = _unit(1, 0.05, 0, 0)
         calls: list[tuple[str, Callable[[], Any]]] = []
@@ -192,7 +210,7 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
                     query_text="failover", query_vector=query, mode=mode, category="network"
                 )
                 calls.append((f"lookup ({mode})", lambda r=lookup: adapter.lookup(r)))
-        failures = sum(not _check(say, name, call) for name, call in calls)
+        failures = sum(not _check(say, name, call, adapter) for name, call in calls)
         edges = [*pure_edges(adapter, info), *store_edges(adapter, info, query)]
         failures += report_edges(iter(edges), say)
         # stop drops the implementation's collection, before the engine goes away

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..boundary._errors import EngineError
-from ..boundary._redact import redact_uri
+from ..boundary._redact import redact_uri, register_uri_secrets
 from ._local import LOCAL_ENGINES
 
 __all__ = [
@@ -106,6 +106,8 @@ def parse_engine_address(address: str | EngineAddress) -> EngineAddress:
     if text in LOCAL_ENGINES:
         return EngineAddress("local", text)
     kind, sep, target = text.partition(":")
+    if kind == "uri" and sep:
+        register_uri_secrets(target)  # hidden in every output from now on, whatever form they took
     shown = f"uri:{redact_uri(target)}" if kind == "uri" and sep else address  # never echo credentials
     if kind not in ("lite", "uri", "container"):
         raise _invalid(shown, f"unknown backend {kind!r}")

@@ -9,10 +9,11 @@ import os
 import socket
 import time
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
+from ..boundary._credentials import parse_address
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, register_secret, scrub
@@ -102,14 +103,11 @@ def start_uri(*, uri: str | None, prefix: str, startup_timeout: float) -> Engine
 
 
 def _credentials_apart(uri: str, token: str | None) -> tuple[str, str | None]:
-    """``(uri without user info, token)``: ``user:password@`` in the URI becomes the token Milvus takes
-    (``user:password``) unless ``MILVUS_TOKEN`` gives one, so the credentials travel the one way every
-    client and the kit's recording proxy pass on (call metadata), never inside an address."""
-    parts = urlsplit(uri)
-    if "@" not in parts.netloc:
-        return uri, token
-    userinfo, _, host = parts.netloc.rpartition("@")
-    register_secret(unquote(userinfo.partition(":")[2]))
-    register_secret(unquote(userinfo))
-    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
-    return bare, token or unquote(userinfo)
+    """``(uri without credentials, token)``, as :func:`~conformance.boundary._credentials.parse_address`
+    reads them: ``user:password@`` (with or without a scheme) or a ``?token=``/``api_key`` parameter
+    becomes the token Milvus takes unless ``MILVUS_TOKEN`` gives one, so the credentials travel the one
+    way every client and the kit's recording proxy pass on (call metadata), never inside an address."""
+    address = parse_address(uri)
+    for secret in address.secrets:
+        register_secret(secret)
+    return address.bare, token or address.token

@@ -417,6 +417,7 @@ class Judge:
             self._observe(operation, request, reply)
 
     def _verdict(self, operation: str, found: Sequence[model.Violation], asked: Any = None) -> None:
+        self._wire_notes()
         for v in model.noted(found):
             if v.note() not in self.notes:
                 self.notes.append(v.note())
@@ -428,7 +429,15 @@ class Judge:
             where = f"the reply to {describe_call(operation, (asked,), seq)}" if asked is not None else None
             raise model.SpecViolationError(where or f"{operation} reply", failing)
 
+    def _wire_notes(self) -> None:
+        """The notes the transport gathered (a stdio reply's fields beside ``result``), as this
+        scenario's: the adapter hands each over once (``take_notes``; in-process adapters have none)."""
+        take = getattr(self.implementation, "take_notes", None)
+        for text in take() if callable(take) else ():
+            self._note(text)
+
     def _note_extras(self, operation: str, reply: BaseModel) -> None:
+        self._wire_notes()
         extra = sorted(set(_extra_fields(reply)))
         if extra:
             note = f"{operation} reply carried fields the protocol does not define: {', '.join(extra)}"

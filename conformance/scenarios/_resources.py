@@ -12,7 +12,6 @@ is gone.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 from ..adapters._loading import CMD_PREFIX, load_adapter
 from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
 from ..boundary._protocol import ImplementationInfo
-from ..boundary._redact import redact, register_secret, register_uri_secrets
+from ..boundary._redact import redact, register_environment_secrets, register_uri_secrets
 from ..boundary._visible import visible_text
 from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
@@ -44,7 +43,7 @@ class RunResources:
         self.milvus = options.milvus
         # Whatever the run writes from now on hides these: the address's password, the token.
         register_uri_secrets(options.milvus)
-        register_secret(os.environ.get("MILVUS_TOKEN"))
+        register_environment_secrets()  # MILVUS_TOKEN, and MILVUS_URI's password
         self._stdio_options = {
             "timeout": options.adapter_timeout,
             "validate": options.validate_wire,

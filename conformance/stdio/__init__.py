@@ -1,6 +1,9 @@
 """Implementations in any language: one JSON object per line over the child's stdin and stdout.
 
-- ``_process``: the child process: lines in and out, stderr kept as a tail, killable at once;
+- ``_streams``: a pipe read in bytes, never in lines: what is kept of any flood is bounded;
+- ``_process``: the child process: lines in and out, stderr kept as a tail, killable at once, started
+  without Milvus credentials in its environment;
+- ``_noise``: what a run says about stdout lines that are not replies, each once;
 - ``_codec``: lines to messages and back, the checks on every reply, the token kept out of text;
 - ``_messages``: the protocol's messages, built from the boundary's wire models (:data:`PROTOCOL_VERSION`);
 - ``_schema``: the protocol's JSON Schema, generated from those models (``rag-conformance schema``);

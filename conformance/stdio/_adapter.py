@@ -52,7 +52,16 @@ from ..boundary._protocol import (
 )
 from ..boundary._tally import CAPABILITY_OF
 from ._codec import Codec, RemoteError
-from ._process import ChildProcess, NotUtf8Line, ProcessGoneError, ReplyTimeoutError
+from ._noise import NoiseReport
+from ._process import (
+    STDERR_LINE_BYTES,
+    ChildProcess,
+    CutLine,
+    NotUtf8Line,
+    Overflowed,
+    ProcessGoneError,
+    ReplyTimeoutError,
+)
 
 __all__ = ["NotApplicable", "StdioAdapter"]
 
@@ -60,7 +69,6 @@ _MAX_FAILURES_IN_A_ROW = 3
 _STOP_GRACE = 5.0
 _NOISE_PER_CALL = 200  # non-reply stdout lines skipped while waiting for one reply
 _SEQS_KEPT = 64  # the last requests whose seq a message may name (seq_of)
-_NOISE_REPORTED = 20  # distinct noise lines listed as warnings; then one line says there were more
 # Which capability a call serves (the boundary's table): the restart limit counts per capability. prepare
 # serves search and lookup, so when it is given up on, so are they.
 _CAPABILITY = CAPABILITY_OF
@@ -113,7 +121,8 @@ class StdioAdapter:
         self.strict_stdout = strict_stdout
         self.warnings: list[str] = []
         self._on_warning = on_warning
-        self._noise_seen: set[str] = set()
+        self._noise_report = NoiseReport()
+        self._stderr_cut_said = False
         self._prepared: tuple[MilvusEndpoint, Corpus] | None = None
         self._sent: deque[tuple[Any, int]] = deque(maxlen=_SEQS_KEPT)  # (request object, its seq)
         self._child_prepared = False
@@ -201,6 +210,12 @@ class StdioAdapter:
         if child is not None:
             child.kill()
 
+    def take_notes(self) -> list[str]:
+        """What the replies since the last call carried that the protocol allows but does not define
+        (fields beside ``result`` or in an ``error``), each once: the judge files them as notes of the
+        scenario that asked (fields inside a ``result`` it finds itself)."""
+        return self._codec.take_notes()
+
     def seq_of(self, request: Any) -> int | None:
         """The ``seq`` this very request object (or label) was last sent with, among the last few: the
         judge names it in a FAILED message, so a team finds the line in its own trace."""
@@ -279,10 +294,12 @@ class StdioAdapter:
             child.send(line)
             reply = self._read_reply(child, operation, seq, timeout)
         except ProcessGoneError as gone:
+            self._stderr_cut(child)
             self._lost(child)
             detail = f"the process exited (code {gone.returncode}) before replying: it crashed"
             raise self._process_error(child, operation, detail, "exited", asked) from None
         except ReplyTimeoutError:
+            self._stderr_cut(child)
             self._lost(child)
             raise self._process_error(
                 child,
@@ -302,9 +319,21 @@ class StdioAdapter:
             error = InvalidReplyError(self.rqs_name, operation, detail, request=asked, numbers=numbers)
             error.problem = problem  # type: ignore[attr-defined]  # read by `rag-conformance smoke`
             raise error from None
+        self._stderr_cut(child)
         if isinstance(reply, RemoteError):
             raise AdapterCallError(self.rqs_name, operation, reply, request=asked, answered=True)
         return reply
+
+    def _stderr_cut(self, child: ChildProcess) -> None:
+        """Warn once per run that stderr lines were cut: what the kit shows of stderr is their head."""
+        if child.stderr_cut and not self._stderr_cut_said:
+            self._stderr_cut_said = True
+            self._warn(
+                f"implementation {self.rqs_name!r} wrote stderr lines longer than {STDERR_LINE_BYTES:,} "
+                f"bytes (the longest {child.stderr_longest:,} bytes); the kit keeps the first "
+                f"{STDERR_LINE_BYTES:,} bytes of each line and the last lines of stderr, and reads the rest "
+                "without keeping it"
+            )
 
     def _read_reply(self, child: ChildProcess, operation: str, seq: int, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
@@ -314,6 +343,7 @@ class StdioAdapter:
             try:
                 decoded = self._codec.decode(self.rqs_name, operation, seq, line)
             except InvalidReplyError as invalid:
+                self._codec_warnings()
                 # Before the handshake is done, or with strict_stdout, noise is the call's error.
                 if getattr(invalid, "problem", None) not in _NOISE or operation == "start":
                     raise
@@ -332,36 +362,24 @@ class StdioAdapter:
                     raise error from None
                 self._noise(line)
                 continue
+            self._codec_warnings()
             if decoded is not Codec.STALE:
                 return decoded
+
+    def _codec_warnings(self) -> None:
+        for text in self._codec.take_warnings():
+            self._warn(text)
 
     def _warn(self, text: str) -> None:
         self.warnings.append(text)
         if self._on_warning is not None:
             self._on_warning(text)
 
-    def _noise(self, raw: str | NotUtf8Line) -> None:
+    def _noise(self, raw: str | NotUtf8Line | CutLine | Overflowed) -> None:
         """Report a skipped stdout line once (the same log line printed per call is one warning)."""
-        line = raw if isinstance(raw, str) else raw.raw.decode("utf-8", errors="replace")
-        if line in self._noise_seen:
-            return
-        self._noise_seen.add(line)
-        if len(self._noise_seen) > _NOISE_REPORTED + 1:
-            return
-        if len(self._noise_seen) == _NOISE_REPORTED + 1:
-            text = (
-                f"implementation {self.rqs_name!r} wrote more than {_NOISE_REPORTED} different lines to "
-                "stdout that are not replies; only the first ones are listed"
-            )
-        else:
-            text = (
-                f"implementation {self.rqs_name!r} wrote a line to stdout that is not a reply (skipped): "
-                f"{self._codec.quote(line)}; write only protocol lines on stdout and logs to stderr, or "
-                "the call fails under --strict-stdout"
-            )
-            if isinstance(raw, NotUtf8Line):
-                text += f"; it is not UTF-8 either: {raw.describe()}"
-        self._warn(text)
+        text = self._noise_report.warning(self.rqs_name, raw, self._codec.quote)
+        if text is not None:
+            self._warn(text)
 
     def _lost(self, child: ChildProcess) -> None:
         child.kill()

@@ -20,6 +20,7 @@ from ..boundary._protocol import wrong_number_types
 from ..boundary._redact import scrub
 from ._messages import (
     MESSAGE_TYPES,
+    REPLY_SHAPES,
     REVEAL_TOKEN,
     UNSKIPPABLE,
     ErrorReply,
@@ -27,7 +28,7 @@ from ._messages import (
     kit_messages,
     reply_adapter,
 )
-from ._process import NotUtf8Line
+from ._process import STDOUT_LINE_BYTES, CutLine, NotUtf8Line, Overflowed
 
 __all__ = ["Codec", "RemoteError"]
 
@@ -38,6 +39,12 @@ _ADVICE = "write exactly one JSON object per line on stdout, and send logs and b
 _UTF8_ADVICE = (
     "the protocol is UTF-8 both ways: write stdout as UTF-8 (a JVM: wrap System.out in a PrintStream "
     "with StandardCharsets.UTF_8; the kit also sets LC_ALL=C.UTF-8 and JAVA_TOOL_OPTIONS for the child)"
+)
+_BOM = "\ufeff"
+_BOM_WARNING = (
+    "the implementation wrote a UTF-8 byte-order mark before its {operation} reply; the kit ignores "
+    "it (RFC 8259 lets a parser do so), but other readers may not: write UTF-8 without a BOM (.NET: new "
+    "UTF8Encoding(false); PowerShell: [Console]::OutputEncoding = [Text.UTF8Encoding]::new($false))"
 )
 _NON_FINITE_ADVICE = (
     "JSON has no NaN or Infinity: send a finite number, or null where the field allows it (Gson writes "
@@ -113,6 +120,26 @@ class Codec:
     def __init__(self, *, validate: bool) -> None:
         self.validate = validate
         self.secrets: set[str] = set()
+        # What replies carried that the protocol allows but does not define (notes), and what it
+        # tolerates but advises against (warnings); each text once, taken by the adapter.
+        self._notes: dict[str, None] = {}
+        self._warnings: dict[str, None] = {}
+        self._said: set[str] = set()
+
+    def take_notes(self) -> list[str]:
+        """The notes gathered since the last call (fields the protocol does not define), each once."""
+        notes, self._notes = list(self._notes), {}
+        return notes
+
+    def take_warnings(self) -> list[str]:
+        """The warnings gathered since the last call (a byte-order mark), each once per run."""
+        warnings, self._warnings = list(self._warnings), {}
+        return warnings
+
+    def _once(self, text: str, into: dict[str, None]) -> None:
+        if text not in self._said:
+            self._said.add(text)
+            into[text] = None
 
     def scrub(self, text: str) -> str:
         """``text`` with every token the kit has handed out, and every credential :func:`redact` knows
@@ -145,20 +172,39 @@ class Codec:
                 ) from None
         return line
 
-    def decode(self, name: str, operation: str, seq: int, line: str | NotUtf8Line) -> Any:
+    def decode(
+        self, name: str, operation: str, seq: int, line: str | NotUtf8Line | CutLine | Overflowed
+    ) -> Any:
         """The ``result`` of a good reply, a :class:`RemoteError`, :attr:`STALE`, or an exception.
 
         Raises :class:`InvalidReplyError` quoting the line when it is not UTF-8, not JSON, not a reply
         to this request, or not of the operation's reply shape; its ``problem`` says which
         (``not_utf8``, ``not_json``, ``not_object``, ``ahead``, ``wrong_seq``, ``non_finite``,
-        ``invalid``). Raises ``NotApplicable`` for ``skipped``.
+        ``invalid``, ``too_long``, ``noisy``). Raises ``NotApplicable`` for ``skipped``.
         """
+        if isinstance(line, Overflowed):
+            detail = (
+                f"the program wrote more on stdout than the kit reads ahead ({line.describe()}); "
+                "write only protocol lines on stdout, and logs to stderr"
+            )
+            raise self._invalid(name, operation, detail, "noisy")
+        if isinstance(line, CutLine):
+            detail = (
+                f"a line on stdout is longer than the kit reads ({line.describe()}; the kit keeps "
+                f"{STDOUT_LINE_BYTES:,} bytes of a line): no reply is that long. Write one JSON object "
+                "per line on stdout, and logs to stderr"
+            )
+            raise self._invalid(name, operation, self.scrub(detail), "too_long")
         if isinstance(line, NotUtf8Line):
             detail = f"a line on stdout is not UTF-8: {line.describe()}; {_UTF8_ADVICE}"
             if _looks_like_a_reply(line.raw):
                 raise self._invalid(name, operation, self.scrub(detail), "not_utf8")
             # Not JSON either (a log line in the locale's encoding): noise, like any other log line.
             raise self._invalid(name, operation, self.scrub(detail), "not_json")
+        if line.startswith(_BOM):
+            # RFC 8259 8.1: a parser MAY ignore a byte-order mark; the kit does, and says so once.
+            line = line[len(_BOM) :]
+            self._once(_BOM_WARNING.format(operation=operation), self._warnings)
         try:
             data = json.loads(line, parse_constant=_NonFinite, parse_float=_number)
         except ValueError as exc:
@@ -193,6 +239,13 @@ class Codec:
         if operation in UNSKIPPABLE and "skipped" in data and "error" not in data:
             detail = f"{operation} cannot be skipped ({data['skipped']!r}); reply with its result or an error"
             raise self._invalid(name, operation, self.scrub(detail), "invalid")
+        shapes = [key for key in REPLY_SHAPES if key in data]
+        if len(shapes) > 1:
+            detail = (
+                f"the line {self.quote(line)} carries {' and '.join(shapes)}: a reply is exactly one of "
+                '{"seq": n, "result": R}, {"seq": n, "skipped": "reason"} or {"seq": n, "error": {...}}'
+            )
+            raise self._invalid(name, operation, detail, "invalid")
         try:
             # One reading in every mode, the same as in process: numbers may be any JSON number, text
             # where a number belongs is an error (the protocol models' Real and WholeNumber fields).
@@ -207,14 +260,36 @@ class Codec:
             )
             invalid.numbers = wrong_number_types(exc.errors(include_url=False))
             raise invalid from None
+        notes = self._extras(operation, reply)
+        # A result's notes wait for the judge of the scenario that asked; a decline or an error ends the
+        # scenario's call, so its notes travel in its own words (never filed under a later scenario).
+        said = "".join(f" [{note}; kept, never failed]" for note in notes)
         if isinstance(reply, SkippedReply):
-            raise NotApplicable(self.scrub(reply.skipped))
+            raise NotApplicable(self.scrub(reply.skipped + said))
         if isinstance(reply, ErrorReply):
             error = reply.error
             return RemoteError(
-                self.scrub(error.message), error.kind, self.scrub(error.context) if error.context else None
+                self.scrub(error.message + said),
+                error.kind,
+                self.scrub(error.context) if error.context else None,
             )
+        for note in notes:
+            self._notes[note] = None
         return reply.result
+
+    def _extras(self, operation: str, reply: Any) -> list[str]:
+        """The notes on the fields a reply carried that the protocol does not define (never a fault)."""
+        shape = next(key for key in REPLY_SHAPES if hasattr(reply, key))
+        places = [(f"beside its {shape}", reply.model_extra)]
+        if isinstance(reply, ErrorReply):
+            places.append(("in its error", reply.error.model_extra))
+        notes = []
+        for where, extra in places:
+            if extra:
+                fields = ", ".join(sorted(extra))
+                note = f"{operation} reply carried fields the protocol does not define {where}: {fields}"
+                notes.append(self.scrub(note))
+        return notes
 
     def _invalid(self, name: str, operation: str, detail: str, problem: str) -> InvalidReplyError:
         error = InvalidReplyError(name, operation, detail)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    ConfigDict,
     Discriminator,
     Field,
     SerializationInfo,
@@ -35,8 +36,10 @@ from ..boundary._protocol import (
 __all__ = [
     "OPERATIONS",
     "PROTOCOL_VERSION",
+    "REPLY_SHAPES",
     "REVEAL_TOKEN",
     "CanonicalizeLabelMessage",
+    "Envelope",
     "ErrorDetail",
     "ErrorReply",
     "KitMessage",
@@ -158,7 +161,29 @@ KitMessage = Annotated[
 # -- implementation -> kit -----------------------------------------------------------------------
 
 
-class ErrorDetail(Wire):
+class Envelope(Wire):
+    """Base of every reply line and its ``error``: fields the protocol does not define are kept.
+
+    The page says such fields, beside ``result`` or inside it, "are kept and reported as notes, never
+    failed" (``docs/stdio-protocol.md``): a program's ``elapsedMs`` or trace id beside its answer is no
+    fault. The codec reads them from ``model_extra`` and notes them.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+
+REPLY_SHAPES = ("result", "skipped", "error")
+"""The three keys that say a reply's shape: a reply carries exactly one of them."""
+
+
+def _one_shape(shape: str) -> ConfigDict:
+    """Config of the reply carrying ``shape``: its schema refuses the other two shape keys, as the
+    union does (:func:`_reply_kind`), so a line with both ``result`` and ``error`` is no reply."""
+    others = [key for key in REPLY_SHAPES if key != shape]
+    return ConfigDict(json_schema_extra={"not": {"anyOf": [{"required": [key]} for key in others]}})
+
+
+class ErrorDetail(Envelope):
     """Why the implementation could not answer: the scenario is ERRORED (or FAILED where refusing is
     itself the wrong answer), with this text in the report."""
 
@@ -167,27 +192,35 @@ class ErrorDetail(Wire):
     context: str | None = Field(default=None, description="e.g. a stack trace; shown shortened")
 
 
-class SkippedReply(Wire):
+class SkippedReply(Envelope):
     """The implementation declines this one question: the scenario is NOT APPLICABLE, with the reason."""
+
+    model_config = _one_shape("skipped")
 
     seq: WholeNumber
     skipped: str = Field(min_length=1)
 
 
-class ErrorReply(Wire):
+class ErrorReply(Envelope):
     """The implementation failed to answer this one question."""
+
+    model_config = _one_shape("error")
 
     seq: WholeNumber
     error: ErrorDetail
 
 
-def _result_model(operation: str, result: Any) -> type[Wire]:
+def _result_model(operation: str, result: Any) -> type[Envelope]:
     name = "".join(part.title() for part in operation.split("_")) + "Result"
     # ``result`` has no default: it is required even where it is null (``prepare``, ``stop``), as the
     # schema says; a JSON library that drops nulls (Gson without serializeNulls) must write it anyway.
-    namespace = {"__annotations__": {"seq": WholeNumber, "result": result}, "__module__": __name__}
+    namespace: dict[str, Any] = {
+        "__annotations__": {"seq": WholeNumber, "result": result},
+        "__module__": __name__,
+        "model_config": _one_shape("result"),
+    }
     namespace["__doc__"] = f"A successful reply to ``{operation}``: ``result`` is required."
-    return type(name, (Wire,), namespace)
+    return type(name, (Envelope,), namespace)
 
 
 # The operation each request type names, and the type of the ``result`` of a successful reply: the
@@ -200,9 +233,12 @@ OPERATIONS: dict[str, Any] = {
 _RESULT_MODELS = {operation: _result_model(operation, result) for operation, result in OPERATIONS.items()}
 
 
-def _reply_kind(value: Any) -> str:
-    # Decide by which key is present, so a wrong reply gets the errors of the one shape it meant.
+def _reply_kind(value: Any) -> str | None:
+    # Decide by which key is present, so a wrong reply gets the errors of the one shape it meant; a
+    # reply with two of them has no shape (None: the union's error), as its schema says.
     keys = value if isinstance(value, dict) else vars(value)
+    if sum(key in keys for key in REPLY_SHAPES) > 1:
+        return None
     if "error" in keys:
         return "error"
     return "skipped" if "skipped" in keys else "result"
@@ -217,18 +253,25 @@ UNSKIPPABLE = ("start", "stop")
 """Requests a program may not decline: the handshake, and the request to stop."""
 
 
+_DISCRIMINATOR = Discriminator(
+    _reply_kind,
+    custom_error_type="reply_shape",
+    custom_error_message="a reply carries exactly one of result, skipped and error",
+)
+
+
 def _build_reply_adapter(operation: str) -> TypeAdapter[Any]:
     if operation in UNSKIPPABLE:
         union: Any = Annotated[
             Annotated[_RESULT_MODELS[operation], Tag("result")] | Annotated[ErrorReply, Tag("error")],
-            Discriminator(_reply_kind),
+            _DISCRIMINATOR,
         ]
     else:
         union = Annotated[
             Annotated[_RESULT_MODELS[operation], Tag("result")]
             | Annotated[SkippedReply, Tag("skipped")]
             | Annotated[ErrorReply, Tag("error")],
-            Discriminator(_reply_kind),
+            _DISCRIMINATOR,
         ]
     return TypeAdapter(union)
 

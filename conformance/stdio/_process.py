@@ -1,7 +1,11 @@
 """One implementation child process: lines in, lines out, stderr kept as a tail, killable at once.
 
 Reader threads drain stdout and stderr continuously, so a chatty stderr can never fill its pipe and
-block the child, and a read can wait with a timeout (a plain ``readline`` cannot).
+block the child, and a read can wait with a timeout (a plain ``readline`` cannot). What they keep is
+bounded in bytes (:mod:`._streams`): each line to :data:`STDOUT_LINE_BYTES` (stdout) or
+:data:`STDERR_LINE_BYTES` (stderr), the unread stdout lines to :data:`STDOUT_BUDGET_BYTES` (past it,
+lines are dropped and the reader says so: the call errors, the program is restarted), the stderr tail
+to its last 40 lines. A flood of any size costs the kit a few tens of megabytes at most.
 
 The wire is UTF-8 both ways, whatever the kit's locale: the child's environment asks its runtime for
 UTF-8 streams (:func:`utf8_environment`), and a stdout line that is not UTF-8 is never guessed at: it
@@ -12,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import secrets
 import signal
 import subprocess
@@ -22,14 +25,24 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO
 
+from ..boundary._credentials import CREDENTIAL_ENV
+from ..boundary._redact import holds_secret
+from ._streams import ByteBudgetQueue, CutLine, Overflowed, bounded_lines
+
 __all__ = [
     "CHILD_MARK",
+    "STDERR_LINE_BYTES",
+    "STDOUT_BUDGET_BYTES",
+    "STDOUT_LINE_BYTES",
     "ChildProcess",
+    "CutLine",
     "NotUtf8Line",
+    "Overflowed",
     "ProcessGoneError",
     "ReplyTimeoutError",
     "kill_tree",
     "utf8_environment",
+    "without_credentials",
 ]
 
 CHILD_MARK = "RQS_STDIO_CHILD"
@@ -39,6 +52,14 @@ _PROC = "/proc"
 _EOF = object()
 _STDERR_LINES = 40
 _STDERR_CHARS = 1200  # the report keeps 2,000 characters per scenario; leave room for the message
+# What the kit keeps of a child's output, in bytes (issue 53: lines are no bound; a 200 MB line is one).
+# A reply is a few kilobytes (the largest, a post-process of the largest k, well under 1 MB): a stdout
+# line longer than this is no reply the kit reads, and errors the call.
+STDOUT_LINE_BYTES = 8 * 1024 * 1024
+# Lines read from stdout and not yet asked for (noise between calls): past this they are dropped.
+STDOUT_BUDGET_BYTES = 16 * 1024 * 1024
+# Each stderr line is kept up to this many bytes: the tail shows 1,200 characters in all.
+STDERR_LINE_BYTES = 4096
 
 
 class ProcessGoneError(Exception):
@@ -90,6 +111,19 @@ def utf8_environment(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def without_credentials(base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` without the Milvus credentials a program under test must not inherit: every
+    ``MILVUS_*`` variable (``MILVUS_TOKEN``, ``MILVUS_URI``, ``MILVUS_DB``, ...), the kit's own
+    (:data:`CREDENTIAL_ENV`), and any other whose value holds a secret the kit was given
+    (``MY_TOKEN=$MILVUS_TOKEN``). The program gets its endpoint, token and database included, over
+    stdin with ``prepare``, and only if it declares search or lookup."""
+    return {
+        name: value
+        for name, value in base.items()
+        if not name.startswith("MILVUS_") and name not in CREDENTIAL_ENV and not holds_secret(value)
+    }
+
+
 class NotUtf8Line:
     """A stdout line that is not UTF-8: its bytes, and the first offending byte and where it is."""
 
@@ -110,7 +144,7 @@ class ChildProcess:
     def __init__(
         self, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None
     ) -> None:
-        child_env = utf8_environment(os.environ)
+        child_env = utf8_environment(without_credentials(os.environ))
         # Python children block-buffer a piped stdout; a reply stuck in a buffer reads as a hang.
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         child_env.update(env or {})  # what the caller sets explicitly wins
@@ -118,8 +152,10 @@ class ChildProcess:
         # finds them by it after the child itself has exited (see kill_tree).
         self._mark = secrets.token_hex(8)
         child_env[CHILD_MARK] = self._mark
-        self._lines: queue.Queue[object] = queue.Queue()
+        self._lines = ByteBudgetQueue(STDOUT_BUDGET_BYTES)
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.stderr_cut = 0  # stderr lines longer than STDERR_LINE_BYTES, cut
+        self.stderr_longest = 0  # the longest of them, in bytes
         # A session of its own, so a kill also reaches grandchildren (a shell wrapper, npm, ...).
         self.proc = subprocess.Popen(
             list(argv),
@@ -143,18 +179,30 @@ class ChildProcess:
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         with contextlib.suppress(ValueError, OSError):
-            for raw in iter(stream.readline, b""):
-                line = raw.rstrip(b"\r\n")
-                try:
-                    self._lines.put(line.decode("utf-8"))  # strict: the wire is UTF-8
-                except UnicodeDecodeError as exc:
-                    self._lines.put(NotUtf8Line(line, exc))
-        self._lines.put(_EOF)
+            for line in bounded_lines(stream, STDOUT_LINE_BYTES):
+                item: object
+                if isinstance(line, CutLine):  # no reply: the codec says so, with its size
+                    item, weight = line, len(line.head)
+                else:
+                    weight = len(line)
+                    try:
+                        item = line.decode("utf-8")  # strict: the wire is UTF-8
+                    except UnicodeDecodeError as exc:
+                        item = NotUtf8Line(line, exc)
+                if not self._lines.put(item, weight):
+                    return  # killed: nobody reads on (what is left of the pipe is closed)
+        self._lines.put_last(_EOF)
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
         with contextlib.suppress(ValueError, OSError):
-            for raw in iter(stream.readline, b""):
-                self._stderr.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            for line in bounded_lines(stream, STDERR_LINE_BYTES):
+                if isinstance(line, CutLine):
+                    self.stderr_cut += 1
+                    self.stderr_longest = max(self.stderr_longest, line.size)
+                    text = line.head.decode("utf-8", errors="replace")
+                    self._stderr.append(f"{text}… (line of {line.size:,} bytes, cut)")
+                else:
+                    self._stderr.append(line.decode("utf-8", errors="replace"))
 
     def send(self, line: str) -> None:
         """Write one line; :class:`ProcessGoneError` if the child no longer reads."""
@@ -164,17 +212,18 @@ class ChildProcess:
         except (BrokenPipeError, ValueError, OSError):
             raise ProcessGoneError(self._returncode_soon()) from None
 
-    def receive(self, timeout: float) -> str | NotUtf8Line:
-        """The next stdout line (or the bytes of one that is not UTF-8); :class:`ReplyTimeoutError` or
-        :class:`ProcessGoneError` otherwise."""
+    def receive(self, timeout: float) -> str | NotUtf8Line | CutLine | Overflowed:
+        """The next stdout line (the bytes of one that is not UTF-8, the head of one too long to be a
+        reply, or where lines were dropped); :class:`ReplyTimeoutError` or :class:`ProcessGoneError`
+        otherwise."""
         try:
             item = self._lines.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
+        except TimeoutError:
             raise ReplyTimeoutError from None
         if item is _EOF:
-            self._lines.put(_EOF)  # stay at EOF for later reads
+            self._lines.push_back(_EOF)  # stay at EOF for later reads
             raise ProcessGoneError(self._returncode_soon())
-        return item if isinstance(item, NotUtf8Line) else str(item)
+        return item if isinstance(item, NotUtf8Line | CutLine | Overflowed) else str(item)
 
     def stderr_tail(self) -> str:
         """The last lines the child wrote to stderr (bounded), once the stderr pipe is drained."""
@@ -195,6 +244,7 @@ class ChildProcess:
     def kill(self) -> None:
         """SIGKILL everything this child started (only that) and reap it: see :func:`kill_tree`."""
         kill_tree(self.proc.pid, self._mark, leader_alive=self.proc.returncode is None)
+        self._lines.close()  # what the queue held is freed; the reader stops at its next line
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5.0)
         self._close_pipes()

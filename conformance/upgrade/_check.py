@@ -9,7 +9,6 @@ are this folder's.
 from __future__ import annotations
 
 import io
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ import evaluation
 
 from ..boundary._atomic import OutputNotWrittenError, write_all_atomically
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import register_secret, register_uri_secrets
+from ..boundary._redact import register_environment_secrets, register_uri_secrets
 from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
 from ._labelled import UpgradeInputError, load_labelled_set
@@ -93,7 +92,7 @@ def run_upgrade(
     for address in (old, new):
         register_uri_secrets(address)  # the password of a uri: engine is hidden in every page we write
         parse_engine_address(address)  # a name no command takes is bad input: stop before any engine
-    register_secret(os.environ.get("MILVUS_TOKEN"))
+    register_environment_secrets()  # MILVUS_TOKEN, MILVUS_URI's password
     if limit is not None and limit < 1:
         raise UpgradeInputError(f"--limit is {limit}; give at least 1 query, or leave it out for all")
     config = load_upgrade_settings(settings)

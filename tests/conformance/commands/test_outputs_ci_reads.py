@@ -192,6 +192,9 @@ def test_a_password_with_a_raw_at_is_hidden_whole() -> None:
         "http://host:19530/?token=Sup3rS3cret",
         "http://host:19530?api_key=Sup3rS3cret&db=x",
         "http://user:Sup3r@S3cret@host:19530",
+        "user:Sup3rS3cret@host:19530",  # no scheme
+        "http://user:Sup3r%40S3cret@host:19530",  # percent-encoded
+        "http://host:19530?password=Sup3rS3cret",
     ],
 )
 def test_a_report_directory_name_never_holds_a_secret(uri: str) -> None:

@@ -5,7 +5,8 @@ TOKEN = "s3cret-token-do-not-print"
 # One miniature: answers labels correctly; on quality_score it does whatever FAULT says. STATE is a file
 # it appends to: one line per prepare (saying whether the token arrived intact) and one per start.
 # Faults of the whole wire: handshake-extra (a field the protocol does not define in the start reply),
-# gson-nulls (every null dropped, so stop and prepare replies lack their result).
+# gson-nulls (every null dropped, so stop and prepare replies lack their result), elapsed (an elapsedMs
+# beside every result), bom (a UTF-8 byte-order mark before the start reply).
 TEMPLATE = """\
 import json, os, sys, time
 FAULT = {fault!r}
@@ -80,6 +81,10 @@ for line in sys.stdin:
             out["result"] = 0.5
     if FAULT == "gson-nulls":  # a JSON library that drops nulls: {{"seq": n}} for stop and prepare
         out = {{k: v for k, v in out.items() if v is not None}}
+    if FAULT == "elapsed":  # a field the protocol does not define, beside every result
+        out["elapsedMs"] = 3
+    if FAULT == "bom" and kind == "start":  # .NET's default UTF-8 writer: a byte-order mark first
+        sys.stdout.write("\ufeff")
     print(json.dumps(out), flush=True)
     if kind == "stop":
         break

@@ -73,7 +73,9 @@ def test_the_generated_schema_accepts_the_kits_lines_and_good_replies() -> None:
         ("search", {"seq": 1, "result": {"hits": [{"docId": "d"}]}}),
         ("start", {"seq": 1, "result": {"name": "x", "version": "1", "capabilities": ["teleport"]}}),
         ("prepare", {"seq": 1}),
-        ("search", {"seq": 1, "result": {"hits": []}, "extra": True}),
+        ("search", {"seq": 1, "result": {"hits": []}, "error": {"message": "boom"}}),
+        ("search", {"seq": 1, "skipped": "no engine", "result": {"hits": []}}),
+        ("quality_score", {"seq": 1, "error": {"message": "boom"}, "skipped": "no"}),
     ],
 )
 def test_schema_and_models_both_reject_bad_replies(operation: str, reply: dict) -> None:
@@ -82,6 +84,25 @@ def test_schema_and_models_both_reject_bad_replies(operation: str, reply: dict) 
         jsonschema.validate(reply, protocol_schemas()[f"reply.{operation}.schema.json"])
     with pytest.raises(ValidationError):
         reply_adapter(operation).validate_json(json.dumps(reply), strict=True)
+
+
+@pytest.mark.parametrize(
+    ("operation", "reply"),
+    [
+        ("search", {"seq": 1, "result": {"hits": []}, "elapsedMs": 3}),
+        ("quality_score", {"seq": 1, "result": 0.5, "trace": {"id": "a"}}),
+        ("search", {"seq": 1, "skipped": "no engine", "elapsedMs": 3}),
+        ("lookup", {"seq": 1, "error": {"message": "boom", "retryable": False}, "elapsedMs": 3}),
+        ("stop", {"seq": 1, "result": None, "bye": True}),
+    ],
+)
+def test_schema_and_models_both_accept_fields_the_protocol_does_not_define(
+    operation: str, reply: dict
+) -> None:
+    """The page: fields the protocol does not define, in result or beside it, are kept, never failed."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the 'test' extra")
+    jsonschema.validate(reply, protocol_schemas()[f"reply.{operation}.schema.json"])
+    reply_adapter(operation).validate_json(json.dumps(reply), strict=True)
 
 
 def test_cli_writes_the_schema_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

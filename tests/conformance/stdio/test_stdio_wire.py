@@ -221,6 +221,36 @@ def test_the_handshake_keeps_fields_the_protocol_does_not_define_and_has_no_defa
     assert "note start: fields the protocol does not define, kept and reported: " in "\n".join(said)
 
 
+def test_a_field_beside_every_result_is_a_note_in_a_run_and_in_smoke_never_a_failure(
+    tmp_path: Path,
+) -> None:
+    adapter = _adapter(tmp_path, "elapsed")
+    try:
+        assert adapter.canonicalize_label("rrf_fused") == "hybrid"
+        assert adapter.quality_score(QualityRequest(score_label="dense", score=0.5)) == 0.5
+        notes = adapter.take_notes()
+        assert [n for n in notes if "elapsedMs" in n and "quality_score" in n], notes
+        assert adapter.warnings == []
+    finally:
+        adapter.close(strict=True)
+    code, said = _smoke(tmp_path, "elapsed")
+    assert code == 0, said
+    assert any(line.startswith("note quality_score:") and "elapsedMs" in line for line in said), said
+
+
+def test_a_byte_order_mark_before_the_start_reply_is_a_warning_not_a_refusal(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "bom")
+    try:
+        assert adapter.describe().name == "mini"
+        assert adapter.quality_score(QualityRequest(score_label="dense", score=0.5)) == 0.5
+        assert [w for w in adapter.warnings if "byte-order mark" in w], adapter.warnings
+    finally:
+        adapter.close(strict=True)
+    code, said = _smoke(tmp_path, "bom")
+    assert code == 0, said
+    assert any(line.startswith("warn ") and "byte-order mark" in line for line in said), said
+
+
 def test_a_program_that_dies_on_stop_is_a_warning_not_an_error(tmp_path: Path) -> None:
     adapter = _adapter(tmp_path, "none")
     adapter._child.proc.stdin.close()  # type: ignore[union-attr]  # it reads EOF and exits
