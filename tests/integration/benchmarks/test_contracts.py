@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LINT = Path(sys.executable).with_name("lint-imports")
 BENCHMARKS = ROOT / "benchmarks"
 

@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks.figures.retrieval.stages import STAGES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 VARIANTS = {
     "lookup",
     "lookup_old",

@@ -37,7 +37,7 @@ from conformance import (
     WireCandidate,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GUIDE = ROOT / "docs" / "writing-an-adapter.md"
 TEXT = GUIDE.read_text(encoding="utf-8")
 # A fenced block whose info string names a file: ```python pocketrank.py

@@ -4,7 +4,7 @@ What a user reads off either command's output, reduced to values two runs can be
 metric and gate figure, the per-query metrics, and the TREC files (their SHA-256; the qrels as a set
 of lines, since only their order may differ). ``tests/data/figures_9e88514.json`` holds these figures
 as computed by the kit at commit 9e88514 (before the evaluation stack was shared), by running
-``python -m tests.evaluation._figures REF_OUT UPGRADE_OUT`` on the outputs of
+``python -m tests.integration.evaluation._figures REF_OUT UPGRADE_OUT`` on the outputs of
 ``rag-reference evaluate --out REF_OUT`` and
 ``rag-conformance upgrade --from lite --to lite --no-suite --out UPGRADE_OUT`` at that commit.
 """

@@ -3,7 +3,7 @@ was shared: every metric, gate and per-query figure, and the TREC files, on the 
 
 The expected figures are not written by hand: ``tests/data/figures_9e88514.json`` was computed by the
 kit at commit 9e88514 (the last one with two evaluation stacks) from both commands' output folders,
-with :mod:`tests.evaluation._figures`, which this test applies to today's output.
+with :mod:`tests.integration.evaluation._figures`, which this test applies to today's output.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 
 from conformance.commands._cli import main as conformance_main
 from reference._cli import main as reference_main
-from tests.evaluation._figures import evaluate_figures, upgrade_figures
+from tests.integration.evaluation._figures import evaluate_figures, upgrade_figures
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" / "figures_9e88514.json").read_text())
+RECORDED = json.loads((Path(__file__).parents[2] / "data" / "figures_9e88514.json").read_text())
 
 
 def _differences(expected: Any, actual: Any, where: str = "") -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-PEERS = Path(__file__).resolve().parents[1] / "examples" / "peers"
+PEERS = Path(__file__).resolve().parents[3] / "examples" / "peers"
 sys.path.insert(0, str(PEERS))
 
 import _glue  # noqa: E402

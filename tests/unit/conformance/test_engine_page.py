@@ -13,7 +13,7 @@ import pytest
 from conformance.boundary._protocol import EngineFacts
 from conformance.engines._facts import ESCAPED_LITERAL, JSON_LITERAL, NO_UNICODE_ESCAPE_LITERAL, engine_facts
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGE = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
 # Each section of the page, and a version an engine of it reports.
 SECTIONS = {

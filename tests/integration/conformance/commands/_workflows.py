@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 
-RECIPES = Path(__file__).resolve().parents[3] / "examples" / "github-actions"
+RECIPES = Path(__file__).resolve().parents[4] / "examples" / "github-actions"
 
 
 def load_workflow(name: str) -> dict[str, Any]:

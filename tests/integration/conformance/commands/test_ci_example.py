@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.commands._cli import build_parser
-from tests.conformance.commands._workflows import RECIPES, load_workflow
+from tests.integration.conformance.commands._workflows import RECIPES, load_workflow
 
 WORKFLOW = RECIPES / "conformance.yml"
 

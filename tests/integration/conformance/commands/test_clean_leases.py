@@ -160,7 +160,7 @@ def test_a_collection_dropped_mid_run_is_not_judged_naming_it(engine_uri: str, t
     done, _ = rag_conformance(
         "run",
         "--adapter",
-        "tests.conformance.commands.dropping_adapter:DroppedFromOutside",
+        "tests.integration.conformance.commands.dropping_adapter:DroppedFromOutside",
         "--milvus",
         f"uri:{engine_uri}",
         "-k",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 CLI = Path(sys.executable).with_name("rag-conformance")
 # A few lines: the cause, what to do, the verdict, pytest's one-line summary. Never one per scenario.
 FEW_LINES = 12

@@ -18,7 +18,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 
 from conformance.commands._cli import build_parser
-from tests.conformance.commands._workflows import RECIPES, load_workflow
+from tests.integration.conformance.commands._workflows import RECIPES, load_workflow
 
 WORKFLOW = RECIPES / "upgrade.yml"
 

@@ -18,7 +18,7 @@ from conformance.boundary._protocol import Corpus, MilvusEndpoint
 from conformance.commands._cli import main
 from conformance.engines import start_engine
 from conformance.engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
-from tests.conformance.commands.perturbing_proxy import PerturbingProxy
+from tests.integration.conformance.commands.perturbing_proxy import PerturbingProxy
 
 LIMIT = ["--limit", "16"]  # in turn from each kind: standard, paraphrase, exact-token, cross-category, none
 

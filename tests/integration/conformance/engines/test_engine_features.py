@@ -25,7 +25,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_every_engine_scenario_runs_and_only_engine_scenarios_do(report: dict) -> None:
-    feature = Path(__file__).resolve().parents[3] / "features" / "engine" / "milvus_behaviour.feature"
+    feature = Path(__file__).resolve().parents[4] / "features" / "engine" / "milvus_behaviour.feature"
     ids = {line.split("@id:")[1].split()[0] for line in feature.read_text().splitlines() if "@id:" in line}
     assert {s["id"] for s in report["scenarios"]} == ids
     assert {s["requirement_id"] for s in report["scenarios"]} == {"engine-behaviour"}

@@ -1,6 +1,7 @@
 """Engines against real Milvus Lite servers: lifecycle, isolation by prefix, the uri backend.
 
-The container backend has its own module, on a real Milvus image built here: tests/test_container_engine.py.
+The container backend has its own module, on a real Milvus image built here:
+tests/integration/conformance/engines/test_container_engine.py.
 
 One lite engine is shared by the module; tests that must own a server start their own.
 """

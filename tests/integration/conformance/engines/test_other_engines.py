@@ -6,7 +6,7 @@ run in one process (pytest-xdist keeps a module on one worker).
 
 The reference store on every engine: what it finds each engine supports, and that its replies are the
 same wherever the engines can serve them (Lite 3.x of this venv is the yardstick; its replies are
-checked from first principles in tests/reference/store/test_store.py).
+checked from first principles in tests/integration/reference/store/test_store.py).
 
 The kit on the other engines: every engine check, and the reference on a dense and a hybrid question of
 each kind (search, lookup, a scenario outline with both modes): nothing is ERRORED anywhere; on 2.3.5 what
@@ -33,8 +33,15 @@ from conformance.commands._runner import run_conformance
 from reference import EngineFeatureError, Settings, lookup_knowledge
 from reference.store._schema import ABSENT
 from reference.store._store import MilvusKnowledgeStore
+from tests.integration.reference.store.test_store import (
+    CORPUS,
+    DIM,
+    ODD_CATEGORY,
+    QUERY_TEXT,
+    QUERY_VECTOR,
+    K,
+)
 from tests.local_engines import local_engine_uri
-from tests.reference.store.test_store import CORPUS, DIM, ODD_CATEGORY, QUERY_TEXT, QUERY_VECTOR, K
 
 # -- first, before this module starts its own servers: the engines by name, as every command takes them --
 

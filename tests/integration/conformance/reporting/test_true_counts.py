@@ -13,7 +13,7 @@ import pytest
 from conformance.boundary._tally import CAPABILITY_OF
 from conformance.commands._runner import run_conformance
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 EXAMPLE = ROOT / "examples" / "python-stdio" / "impl.py"
 
 # The Python stdio example, writing the type of every request it reads to a file first.

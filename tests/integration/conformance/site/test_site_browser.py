@@ -28,7 +28,7 @@ from conformance.commands._selftest import load_matrix
 from conformance.reporting import Report, RequirementRow
 from tests.miniatures import MATRIX_PATH
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 BROKEN, CONFORMING = "DenseDistanceRelabels", "HighlyRelevantLevel"
 SEED = "20260728"  # the mutation matrix's seed: these runs are reproducible
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

@@ -21,7 +21,7 @@ from conformance import Hints, PostProcessRequest, WireCandidate
 from conformance.commands._runner import run_conformance
 from conformance.stdio import StdioAdapter
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "java"
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "java"
 DOC_ID = "知识库-é-№7"
 TEXT = "Überprüfung der Rückgabe – 检索"
 

@@ -21,7 +21,7 @@ import pytest
 
 from conformance.commands._runner import run_conformance
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "node"
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "node"
 SDK_LINES = {"2.6": EXAMPLE, "3.0": EXAMPLE / "sdk-3.0"}  # the SDK line -> the folder locking it
 
 

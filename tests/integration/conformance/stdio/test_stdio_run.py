@@ -16,7 +16,7 @@ from ._stdio_miniatures import EXAMPLE_VARIANT, TEMPLATE
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 FEATURE = """\
 @req:mini

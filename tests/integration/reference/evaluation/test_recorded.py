@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-RECORDED = Path(__file__).resolve().parents[3] / "docs" / "evaluation"
+RECORDED = Path(__file__).resolve().parents[4] / "docs" / "evaluation"
 
 
 def _ranking_table(report: str) -> tuple[list[str], dict[str, list[str]]]:

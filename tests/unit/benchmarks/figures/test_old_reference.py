@@ -24,7 +24,7 @@ from reference import L0Hints, RetrievalQualityError, Settings, post_process
 from reference._lookup import _result
 from reference.store._hits import candidates
 from reference.store._schema import ABSENT
-from tests.reference.test_properties import batches, hints_values, settings_values
+from tests.unit.reference.test_properties import batches, hints_values, settings_values
 
 
 def same(new, old) -> None:

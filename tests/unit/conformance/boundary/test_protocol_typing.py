@@ -8,7 +8,7 @@ from pathlib import Path
 from conformance import Implementation
 from conformance.adapters.reference import ReferenceAdapter
 
-TYPING_FILE = Path(__file__).resolve().parents[2] / "typing" / "protocol_assignments.py"
+TYPING_FILE = Path(__file__).resolve().parents[3] / "typing" / "protocol_assignments.py"
 
 
 def test_mypy_accepts_the_reference_adapter_as_an_implementation() -> None:

@@ -12,7 +12,7 @@ import pytest
 from conformance.commands._cli import main
 from conformance.commands._diff import DiffError, diff_reports, format_diff, load_report_data
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "recorded"
+DATA = Path(__file__).resolve().parents[3] / "data" / "recorded"
 LITE3 = DATA / "lite-3.2.2.json"
 LITE25 = DATA / "lite-2.5.1.json"
 # What the recorded runs showed: the reference cannot create its collection on Lite 2.5.1 (nullable

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.judging._spec_model import REQUIREMENT_NUMBERS, RULES
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 SPEC = (ROOT / "features" / "spec" / "rag-retrieval-quality-score.md").read_text(encoding="utf-8")
 READINGS = (ROOT / "features" / "spec" / "readings.md").read_text(encoding="utf-8")
 

@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 KIT = ROOT / "conformance"
 SPEC_MODEL = KIT / "judging" / "_spec_model"
 SPELLINGS = {"dense", "hybrid", "l2_distance", "rrf_fused", "bm25_only_no_dense"}

@@ -11,7 +11,7 @@ import pytest
 
 from conformance.boundary._protocol import Block, Dropped, QualityRequest
 from conformance.judging import _spec_model as model
-from tests.conformance.judging._model_cases import CONFIG, block, cand, dq, reply, rules
+from tests.unit.conformance.judging._model_cases import CONFIG, block, cand, dq, reply, rules
 
 # -- labels and the normalizer ---------------------------------------------------------------------------
 

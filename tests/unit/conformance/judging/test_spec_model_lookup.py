@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from conformance.boundary._protocol import LookupReply, LookupRequest, PostProcessConfig
 from conformance.judging import _spec_model as model
-from tests.conformance.judging._model_cases import CONFIG, block, cand, dq, rules
+from tests.unit.conformance.judging._model_cases import CONFIG, block, cand, dq, rules
 
 
 def attempt(category: str | None, *docs: tuple[str, float]) -> model.Attempt:

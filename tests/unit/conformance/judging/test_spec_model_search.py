@@ -13,7 +13,7 @@ from conformance.boundary._protocol import (
     SearchRequest,
 )
 from conformance.judging import _spec_model as model
-from tests.conformance.judging._model_cases import rules
+from tests.unit.conformance.judging._model_cases import rules
 
 # -- search ------------------------------------------------------------------------------------------------
 

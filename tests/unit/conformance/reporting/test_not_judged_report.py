@@ -12,7 +12,7 @@ from conformance.site._pages import counts_text, status_text
 
 ENV = Environment(kit_version="0", spec_sha256=None, python="3.11", platform="linux")
 REASON = "Milvus was lost 4.2 s into the run (2026-12-01 10:00:00 UTC), during scenario s3 (engine: uri)"
-RECORDED = Path(__file__).resolve().parents[2] / "data" / "recorded" / "lite-3.2.2.json"
+RECORDED = Path(__file__).resolve().parents[3] / "data" / "recorded" / "lite-3.2.2.json"
 
 
 def scenario(id_: str, req: str, status: str, message: str | None = None) -> ScenarioResult:

@@ -1,4 +1,4 @@
-"""What each deletion of :mod:`tests.conformance.scenarios.test_input_model` changes: a knowledge-base
+"""What each deletion of :mod:`tests.unit.conformance.scenarios.test_input_model` changes: a knowledge-base
 constant or function, the explicit post-process and normalizer examples, the explicit requests; each
 takes one input class out of one place the generator draws it from, and nothing else."""
 

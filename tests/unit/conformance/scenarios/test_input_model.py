@@ -21,7 +21,7 @@ import pytest
 from conformance.corpus import _explicit_requests, _knowledge_base
 from conformance.scenarios import _explicit, _input_model
 from conformance.scenarios._input_model import FAMILIES, INPUT_MODEL, Drawn, InputClass, render_table
-from tests.conformance.scenarios._class_deletions import (
+from tests.unit.conformance.scenarios._class_deletions import (
     away_from_the_threshold,
     beside_the_nearest,
     between_two_chunks,
@@ -47,7 +47,7 @@ from tests.conformance.scenarios._class_deletions import (
     without_pairs,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 PAGE = ROOT / "features" / "spec" / "input-model.md"
 SEEDS = range(40)  # the page's shares are of these seeds
 EDGE_SEEDS = (344017094, 558946881, 20260728, 2**32 - 1)

@@ -44,7 +44,7 @@ def test_lines_hypothesis_names_are_not_absolute_paths_of_the_kit() -> None:
     with pytest.raises(AssertionError) as caught:
         RUN.check({"x": st.integers(0, 100)}, body)
     root = str(Path(conformance.__file__).resolve().parents[1])
-    assert "tests/conformance/scenarios/test_property_run.py:" in str(caught.value)  # named, relative
+    assert "tests/unit/conformance/scenarios/test_property_run.py:" in str(caught.value)  # named, relative
     assert root not in str(caught.value)
 
 

@@ -17,7 +17,7 @@ from conformance.reporting import Report, build_report
 from conformance.site import DocsError, badge, build_site
 from conformance.spec._paths import features_dir
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "recorded"
+DATA = Path(__file__).resolve().parents[3] / "data" / "recorded"
 LITE3 = DATA / "lite-3.2.2.json"
 LITE25 = DATA / "lite-2.5.1.json"
 HOSTILE = '<script>alert(1)</script> | ```fence``` & "quotes"'

@@ -1,6 +1,6 @@
 """The upgrade check's parts without an engine: the labelled set, the settings, and the comparison's
 account of what it could not compare (an engine without BM25 has no hybrid mode). The paired tests are
-the evaluation package's (tests/evaluation/test_stats.py)."""
+the evaluation package's (tests/unit/evaluation/test_stats.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The store's choice of schema and search path per engine, against fake engines that answer the way
-the real ones do (measured: tests/test_other_engines.py runs the same on the real engines).
+the real ones do (measured: tests/integration/conformance/engines/test_other_engines.py runs the same on
+the real engines).
 
 - full: Milvus 2.5+ and Lite 3.x take the whole schema;
 - no nullable: Lite 2.5.1 refuses a nullable field at create ("MilvusLite doesn't support nullable");
