@@ -5,7 +5,7 @@ Generated from ``conformance.judging._spec_model.RULES``. Run from a checkout::
     python docs/rules_table.py           # print the table
     python docs/rules_table.py --write   # rewrite it in features/spec/readings.md
 
-``tests/conformance/judging/test_rules.py`` fails when the page's table differs from what this prints.
+``tests/unit/conformance/judging/test_rules.py`` fails when the page's table differs from what this prints.
 """
 
 from __future__ import annotations

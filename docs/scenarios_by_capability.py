@@ -7,7 +7,7 @@ checkout::
     python docs/scenarios_by_capability.py           # print the table
     python docs/scenarios_by_capability.py --write   # rewrite it in the guide
 
-``tests/conformance/test_guide.py`` fails when the guide's table differs from what this prints.
+``tests/integration/conformance/test_guide.py`` fails when the guide's table differs from what this prints.
 """
 
 from __future__ import annotations

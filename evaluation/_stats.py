@@ -159,7 +159,7 @@ def detectable_drop(old: Sequence[float], *, alpha: float, power: float = POWER)
     ``m2`` the mean of the old values and of their squares. Solved for the drop:
     ``(z(1 - alpha) + z(power))**2 * m2 / (n * m1)``. None when the old values are all 0 (nothing
     can drop). It is stated before any adjustment for many tests; Benjamini-Hochberg makes the
-    drop a report can see somewhat larger. ``tests/evaluation/test_stats.py`` checks it by planting
+    drop a report can see somewhat larger. ``tests/unit/evaluation/test_stats.py`` checks it by planting
     drops of this size and counting how often the test finds them.
     """
     from scipy import stats

@@ -35,4 +35,4 @@ def pytest_collection_modifyitems(items: list) -> None:
     four processes), and with ``-n auto --dist loadfile`` a module goes to a worker in collection order:
     collected last, as its name sorts, it started after most other modules had run and ended the suite
     alone. Started first, it runs beside all of them. The order of everything else is kept."""
-    items.sort(key=lambda item: item.nodeid.partition("::")[0] != "tests/test_mutation_matrix.py")
+    items.sort(key=lambda item: item.nodeid.partition("::")[0] != "tests/integration/test_mutation_matrix.py")

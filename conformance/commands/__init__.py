@@ -7,6 +7,8 @@
 - ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``);
   ``_smoke_edges``: the hard inputs a real run may send, and which the program rejects.
 - ``_clean``: the collections killed kit runs left on an engine, listed and dropped (``clean``).
+- ``_clean_cache``: the engine venvs and images the kit fetched or built, listed and removed
+  (``clean --engine-cache``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
 - ``_diff``: what newly fails between two reports (``diff``).
 - ``_upgrade``: one engine against another for one implementation (``upgrade``): the suite on both

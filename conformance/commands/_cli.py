@@ -92,6 +92,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _clean(args: argparse.Namespace) -> int:
+    if args.engine_cache:
+        from ._clean_cache import clean_engine_cache
+
+        return clean_engine_cache(yes=args.yes, alone=not (args.milvus or args.prefix or args.force))
     from ._clean import clean
 
     return clean(args.milvus, yes=args.yes, prefix=args.prefix, force=args.force)
@@ -354,6 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     clean.add_argument(
         "--prefix", default=None, help="only the collections of this run prefix (rqs_<run id>_)"
+    )
+    clean.add_argument(
+        "--engine-cache",
+        action="store_true",
+        help="instead, list the engines the kit downloaded ($RQS_ENGINE_CACHE) and the Docker images "
+        "build-image made; --yes removes them (nothing the kit did not make)",
     )
     clean.set_defaults(func=_clean)
 

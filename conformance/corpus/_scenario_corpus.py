@@ -13,7 +13,7 @@ texts with distinct term counts. With equal lengths and one query term, BM25 ord
 term count for any ``k1 > 0`` and ``b``, with any analyzer that lowercases and splits on spaces.
 
 The advertised orders below are written by hand, not computed here;
-``tests/conformance/corpus/test_scenario_corpus.py`` checks them against numpy and against the kit's own
+``tests/unit/conformance/corpus/test_scenario_corpus.py`` checks them against numpy and against the kit's own
 Milvus oracle.
 """
 

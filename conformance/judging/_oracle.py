@@ -109,7 +109,7 @@ class MilvusOracle:
 
         On an engine that refuses a BM25 Function (Milvus 2.3) the collection is built without one:
         :attr:`lacks` then says why, and :meth:`bm25_search` answers from the corpus's advertised
-        keyword orders, which ``tests/conformance/corpus/test_scenario_corpus.py`` checks against
+        keyword orders, which ``tests/unit/conformance/corpus/test_scenario_corpus.py`` checks against
         engines with BM25.
         """
         if client.has_collection(collection):

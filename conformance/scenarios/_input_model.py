@@ -5,7 +5,7 @@ Each :class:`InputClass` says which scenario families draw it and whether every 
 the run's explicit inputs hold it, whatever the seed) or some runs do (``generated``: the seed decides;
 the page gives the share of seeds measured) or none (``not drawn``, with the reason). Its ``probe`` looks
 at what one run asks (:class:`Drawn`) and says whether the class is there. ``features/spec/input-model.md``
-holds the table :func:`render_table` writes, and ``tests/conformance/scenarios/test_input_model.py``
+holds the table :func:`render_table` writes, and ``tests/unit/conformance/scenarios/test_input_model.py``
 fails when a class is not drawn where the table says: delete a class from the generator and its probe
 finds nothing.
 """

@@ -12,7 +12,7 @@
 - :mod:`.rule_freedoms`: the nearest freedom of each rule, and variants the kit only notes.
 
 ``matrix.toml`` beside them says which scenarios must catch which miniature; ``rag-conformance
-selftest`` and ``tests/test_mutation_matrix.py`` run the kit against all of them and compare.
+selftest`` and ``tests/integration/test_mutation_matrix.py`` run the kit against all of them and compare.
 Every miniature is addressable as an adapter spec, e.g. ``tests.miniatures.broken:UncanonicalAlias``.
 """
 

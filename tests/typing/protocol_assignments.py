@@ -1,5 +1,5 @@
-"""Checked by mypy in tests/conformance/boundary/test_protocol_typing.py: drift from the Protocol is a type
-error."""
+"""Checked by mypy in tests/unit/conformance/boundary/test_protocol_typing.py: drift from the Protocol is
+a type error."""
 
 from conformance import Implementation, ImplementationBase
 from conformance.adapters.reference import ReferenceAdapter

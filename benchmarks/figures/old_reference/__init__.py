@@ -13,8 +13,8 @@ The modules here are frozen copies of git 02ce19c, changed only in their imports
 ``postprocess`` (``reference/_postprocess.py``), ``hits`` (``reference/store/_hits.py``), ``lookup``
 (``_result`` of ``reference/_lookup.py``), ``models`` (``trusted`` and ``trusted_all`` of
 ``reference/_models.py``) and ``quality`` (``normalize_all`` of ``reference/_quality.py``). The reference
-never imports them; ``tests/benchmarks/figures/test_old_reference.py`` checks that they still give what the
-reference gives, so the comparison is of the same work.
+never imports them; ``tests/unit/benchmarks/figures/test_old_reference.py`` checks that they still give
+what the reference gives, so the comparison is of the same work.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The spec's rules as data: what each one says, the sentence it enforces, and a violation of it.
 
 Rule ids are stable (reports and the mutation matrix use them). Every rule cites the words it enforces:
-``cites`` holds fragments quoted verbatim from the pinned spec (``tests/conformance/judging/test_rules.py``
-checks that each one is there), and ``design_note`` the section of the design note where the spec is
-silent and the note is explicit (the spec wins where the two differ). A rule whose check goes beyond
+``cites`` holds fragments quoted verbatim from the pinned spec
+(``tests/unit/conformance/judging/test_rules.py`` checks that each one is there), and ``design_note``
+the section of the design note where the spec is silent and the note is explicit (the spec wins where
+the two differ). A rule whose check goes beyond
 those words (the protocol's own vocabulary, a shape the kit chose, a reading stricter than the words)
 is a *note*: :attr:`Rule.fails` is False, and a reply that breaks it is reported, never failed
 (``features/spec/readings.md`` lists every rule with its sentence).

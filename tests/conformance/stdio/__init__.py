@@ -1,1 +1,0 @@
-"""Tests of the folder of the same name (the tests mirror the code)."""
