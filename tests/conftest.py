@@ -3,7 +3,9 @@ profile of the kit runs the tests start."""
 
 import os
 import sys
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -28,6 +30,18 @@ os.environ.setdefault("RQS_PROFILE", "selftest")
 # processes (and this one) whatever the caller's environment says; they are ignored by git.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+
+@pytest.fixture(autouse=True)
+def _secrets_registered_by_a_test_stay_in_it() -> Iterator[None]:
+    """The redaction's registry is process-wide, as a run needs it; a test that registers a password
+    (``milvus``, say) must not hide that word from every later test in its worker."""
+    from conformance.boundary import _redact
+
+    before = set(_redact._secrets)
+    yield
+    with _redact._lock:
+        _redact._secrets.intersection_update(before)
 
 
 def pytest_collection_modifyitems(items: list) -> None:
