@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -22,8 +23,9 @@ exit codes:
      client could not reach it either), the engine answered the kit's own calls or the implementation's
      with errors (retried once), a report file could not be written (full disk:
      the earlier one is kept), or the command line was wrong
-  130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
-     cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
+  130, 143, 129  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM
+     143 (a cancelled CI job), SIGHUP 129 (a closed terminal); report.json and junit.xml keep what
+     finished, and when and where it stopped
 """
 
 
@@ -410,8 +412,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
     from ..boundary._atomic import OutputNotWrittenError
     from ..boundary._redact import redacting_output
+    from ..boundary._signals import interrupting_signals, signal_of
 
-    with redacting_output():
+    with redacting_output(), interrupting_signals():
         try:
             return int(args.func(args))
         except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED
@@ -425,10 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             written = OutputNotWrittenError(exc.filename, exc.errno, exc.strerror or str(exc))
             print(f"rag-conformance {args.command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
             return 2
-        except KeyboardInterrupt as exc:  # before a run's own handling (loading, parsing): say so, briefly
-            signum = getattr(exc, "signum", 2)
+        except KeyboardInterrupt as exc:  # outside a run's own handling (loading, parsing): say so, briefly
+            signum = signal_of(exc)
             print(
-                f"rag-conformance: interrupted ({'SIGTERM' if signum == 15 else 'SIGINT'})", file=sys.stderr
+                f"rag-conformance {args.command}: interrupted ({signal.Signals(signum).name}). "
+                f"Exit code {128 + signum}",
+                file=sys.stderr,
             )
             return 128 + signum
 

@@ -13,11 +13,12 @@ import signal
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, scrub
+from ._deadline import abandon, abandoned, bounded_client
 from ._lease import Lease
 
 if TYPE_CHECKING:
@@ -66,12 +67,17 @@ def make_prefix(run_id: str | None = None) -> str:
 
 
 def open_client(endpoint: MilvusEndpoint, timeout: float) -> MilvusClient:
-    """Connect a pymilvus client to ``endpoint``; :class:`EngineUnavailableError` if that fails."""
+    """Connect a pymilvus client to ``endpoint``; :class:`EngineUnavailableError` if that fails.
+
+    ``timeout`` bounds the connection; every call of the client is then bounded by the kit's engine-call
+    deadline (:mod:`._deadline`) unless its caller passes a ``timeout`` of its own.
+    """
     from pymilvus import MilvusClient  # lazy: keep `import conformance.engines` cheap
 
     token = endpoint.token.get_secret_value() if endpoint.token else ""
     try:
-        return MilvusClient(uri=endpoint.uri, token=token, db_name=endpoint.db_name or "", timeout=timeout)
+        client = MilvusClient(uri=endpoint.uri, token=token, db_name=endpoint.db_name or "", timeout=timeout)
+        return cast("MilvusClient", bounded_client(client, endpoint.uri))
     except Exception as exc:  # pymilvus raises MilvusException or grpc errors; all mean "not reachable"
         raise EngineUnavailableError(
             scrub(
@@ -195,6 +201,17 @@ class Engine:
                 )
             ) from None
 
+    def abandon(self) -> None:
+        """Give up on this engine (it stopped answering): every later call of the kit's clients to it fails
+        at once, and :meth:`close` leaves its collections (``rag-conformance clean`` lists them) instead of
+        waiting on an engine that will not answer."""
+        abandon(self.endpoint.uri)
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether :meth:`abandon` was called (by this run or another engine handle on the same address)."""
+        return abandoned(self.endpoint.uri)
+
     def describe(self) -> dict[str, Any]:
         """Backend, redacted URI, server version and prefix, for reports. Never the token."""
         return {
@@ -246,7 +263,7 @@ class Engine:
                 return
             self._closing = True
         try:
-            if not self._disposable:
+            if not self._disposable and not self.abandoned:
                 self.cleanup(timeout=timeout)
         finally:
             self._closed = True

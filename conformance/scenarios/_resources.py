@@ -54,6 +54,7 @@ class RunResources:
         self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
+        self._engine_failed: str | None = None  # why the engine could not be started or reached
         self.recorder: Any = None  # the recording proxy in front of the engine, once a scenario needs it
         self.kit_collections: set[str] = set()  # the kit's own collections on the engine (the oracle's)
         config.stash[self.key] = self
@@ -68,11 +69,20 @@ class RunResources:
         return self._loaded
 
     def engine(self) -> Any:
-        """The Milvus engine of this run, started or reached once."""
+        """The Milvus engine of this run, started or reached once (not tried again once that failed, nor
+        after the engine was lost: the scenario that asks is then NOT JUDGED at once)."""
         if self._engine is None:
-            from ..engines import start_engine  # lazy: importing the plugin starts nothing
+            from ..engines import EngineUnavailableError, start_engine  # lazy: the plugin starts nothing
 
-            self._engine = start_engine(self.milvus)
+            if self._engine_failed is not None:
+                raise EngineUnavailableError(self._engine_failed)
+            if self._outcomes.lost_engine is not None:
+                raise EngineUnavailableError(self._outcomes.lost_engine)
+            try:
+                self._engine = start_engine(self.milvus)
+            except EngineUnavailableError as exc:
+                self._engine_failed = str(exc)
+                raise
             self._outcomes.milvus = self._engine.describe()
             self._mention_leftovers(self._engine)
         return self._engine
@@ -100,16 +110,28 @@ class RunResources:
         """What the implementation says about itself, once loaded; None before."""
         return self._loaded[1] if self._loaded is not None else None
 
-    def engine_unreachable(self) -> str | None:
+    def engine_unreachable(self, timeout: float | None = None) -> str | None:
         """Whether the kit itself still reaches the run's engine: None if it answers a short call through
         the kit's own client (or no engine was started), else what that call got."""
         if self._engine is None:
             return None
         try:
-            self._engine.check_reachable()
+            if timeout is None:
+                self._engine.check_reachable()
+            else:
+                self._engine.check_reachable(timeout=timeout)
         except EngineError as exc:
             return str(exc)
         return None
+
+    def abandon_engine(self) -> None:
+        """Give up on the run's engine (lost, or silent after a signal): every later call to it, the
+        kit's own and the implementation's through the recording proxy, fails at once instead of waiting
+        its deadline, so the run ends in bounded time; its collections stay for ``rag-conformance clean``."""
+        if self._engine is not None:
+            self._engine.abandon()
+        if self.recorder is not None:
+            self.recorder.abandon()
 
     def vanished_collections(self) -> list[str]:
         """The collections of this run that are no longer on the engine although the run never dropped
