@@ -151,19 +151,14 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 def _engines(args: argparse.Namespace) -> int:
-    from ._engines import DEFAULT_ENGINES, format_engine_matrix, run_matrix
+    from ._engines import DEFAULT_ENGINES, format_engine_matrix, matrix_exit_code, run_matrix
 
     refused = _output_dir_problem(args.report_dir, "--report-dir")
     if refused is not None:
         return refused
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_engine_matrix(columns))
-    broken = [
-        c
-        for c in columns
-        if c.report is None or c.report.judged_nothing or c.report.summary.failed or c.report.summary.errored
-    ]
-    return 1 if broken else 0
+    return matrix_exit_code(columns)
 
 
 def _diff(args: argparse.Namespace) -> int:

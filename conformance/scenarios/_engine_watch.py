@@ -49,7 +49,7 @@ __all__ = ["EngineWatch", "needs_engine"]
 _BROKEN = (Exception, pytest.fail.Exception)
 # After a signal, how long the engine has to answer before the teardown gives up on it: not stretched,
 # as a signal must end the run within seconds (a slow engine's collections are left for `clean`).
-_PROBE_AFTER_SIGNAL = 2.0
+_PROBE_AFTER_SIGNAL = 1.0
 
 
 def needs_engine(item: pytest.Item) -> bool:
