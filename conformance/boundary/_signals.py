@@ -17,7 +17,15 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-__all__ = ["STOP_SIGNALS", "Interrupted", "interrupting_signals", "is_ours", "signal_of"]
+__all__ = [
+    "STOP_SIGNALS",
+    "Interrupted",
+    "interrupting_signals",
+    "is_ours",
+    "note_received",
+    "received",
+    "signal_of",
+]
 
 STOP_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -41,11 +49,23 @@ def signal_of(exc: BaseException) -> int:
     return int(named) if isinstance(named, signal.Signals) else int(signal.SIGINT)
 
 
+_RECEIVED: list[int] = []
+"""The stop signals this process received through :func:`interrupting_signals`' handler, in order."""
+
+
+def received() -> int | None:
+    """The first stop signal this process received through :func:`interrupting_signals`, if any."""
+    return _RECEIVED[0] if _RECEIVED else None
+
+
+def note_received(signum: int) -> None:
+    """Keep ``signum`` as received (a run's own handler, which takes the signals over, calls it too)."""
+    _RECEIVED.append(signum)
+
+
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    note_received(signum)
     raise Interrupted(signum)
-
-
-_raise_interrupted.rqs_stop_handler = True  # type: ignore[attr-defined]
 
 
 def is_ours(handler: Callable[..., Any] | int | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -407,14 +408,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
     from ..boundary._atomic import OutputNotWrittenError
     from ..boundary._redact import redacting_output
-    from ..boundary._signals import interrupting_signals, signal_of
+    from ..boundary._signals import interrupting_signals, received, signal_of
 
     with redacting_output(), interrupting_signals():
         try:
-            return int(args.func(args))
+            code = int(args.func(args))
         except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED
             print(f"rag-conformance {args.command}: NOT JUDGED: {exc}. Exit code 2", file=sys.stderr)
-            return 2
+            code = 2
         except OSError as exc:
             if exc.errno not in _OUTPUT_ERRNOS or exc.filename is None:
                 raise
@@ -422,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # line, never a traceback, never the 1 that reads as a verdict.
             written = OutputNotWrittenError(exc.filename, exc.errno, exc.strerror or str(exc))
             print(f"rag-conformance {args.command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
-            return 2
+            code = 2
         except KeyboardInterrupt as exc:  # outside a run's own handling (loading, parsing): say so, briefly
             signum = signal_of(exc)
             print(
@@ -430,7 +431,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"Exit code {128 + signum}",
                 file=sys.stderr,
             )
-            return 128 + signum
+            code = 128 + signum
+    if received() is not None:
+        # Stopped by a signal, with everything said, written and stopped: interpreter exit must not then
+        # wait on what a frozen engine holds (gRPC's threads and its shutdown took seconds more).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 if __name__ == "__main__":

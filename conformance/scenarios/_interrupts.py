@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ..boundary._signals import Interrupted, is_ours
+from ..boundary._signals import Interrupted, is_ours, note_received
 from ..reporting._outcomes import OutcomeCollector
 from ._resources import one_line
 
@@ -66,7 +66,17 @@ class InterruptGuard:
         if self._signalled:
             return  # already stopping: the bounded teardown finishes, then the run exits
         self._signalled = True
+        note_received(signum)
         raise RunInterrupted(signum)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # pytest's terminal reporter renders the interrupt's whole traceback, with every frame's
+        # arguments, the moment it lands: seconds on a loaded machine, for lines the kit then drops
+        # (below). Its hook implementation is made a no-op, so a signal ends the run within seconds.
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        for impl in session.config.pluginmanager.hook.pytest_keyboard_interrupt.get_hookimpls():
+            if terminal is not None and impl.plugin is terminal:
+                impl.function = _no_traceback
 
     @pytest.hookimpl(trylast=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
@@ -90,3 +100,7 @@ class InterruptGuard:
             return None
         finally:
             self.uninstall()
+
+
+def _no_traceback(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """The terminal reporter's ``pytest_keyboard_interrupt``, minus the traceback it would render."""
