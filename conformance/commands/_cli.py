@@ -114,8 +114,16 @@ def _build_image(args: argparse.Namespace) -> int:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    from ._coverage import coverage_main
+    from ..boundary._visible import visible_text
+    from ._coverage import coverage_main, spec_problem
 
+    problem = spec_problem(args.spec) if args.spec is not None else None
+    if problem is not None:
+        print(
+            visible_text(f"rag-conformance coverage: {problem}; pass the spec's text file. Exit code 2"),
+            file=sys.stderr,
+        )
+        return 2
     return coverage_main(args.spec)
 
 
@@ -127,7 +135,20 @@ def _schema(args: argparse.Namespace) -> int:
     if args.out is None:
         print(json.dumps(protocol_schemas(), indent=2, sort_keys=True))
         return 0
-    for path in write_schemas(args.out):
+    refused = _output_dir_problem(args.out, "--out")
+    if refused is not None:
+        return refused
+    try:
+        written = write_schemas(args.out)
+    except OSError as exc:  # a full disk midway, a file where a schema goes: one line, never a traceback
+        where = exc.filename or args.out
+        print(
+            f"rag-conformance schema: NOT WRITTEN: {where}: {exc.strerror or exc}; pass another --out "
+            "(or free space). Exit code 2",
+            file=sys.stderr,
+        )
+        return 2
+    for path in written:
         print(path)
     return 0
 
