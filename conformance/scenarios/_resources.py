@@ -188,10 +188,17 @@ class RunResources:
         from ..engines._engine import PROBE_SECONDS
 
         after = "the engine was lost" if self._outcomes.lost_engine is not None else "the interrupt"
+        left = engine.abandoned and not engine.disposable
         try:
             engine.close(timeout=PROBE_SECONDS)
         except ConformanceError as exc:
             self._outcomes.warn(f"after {after}: {one_line(exc)}")
+        if left:  # the kit gave up on it: nothing was asked of it, so nothing was dropped
+            self._outcomes.warn(
+                f"after {after}: the engine stopped answering, so the run's collections (starting with "
+                f"{engine.prefix!r}) may remain: drop them by hand or with `rag-conformance clean "
+                f"--milvus {redact(self.milvus)} --yes` once it answers again"
+            )
 
     def close(self) -> None:
         """Adapter first: it drops its collections from the engine, which must still be there."""
