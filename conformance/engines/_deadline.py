@@ -35,6 +35,7 @@ from ._load import load_stretch
 __all__ = [
     "CALL_SECONDS_ENV",
     "ENGINE_CALL_SECONDS",
+    "PROBE_SECONDS",
     "abandon",
     "abandoned",
     "bounded_client",
@@ -46,6 +47,9 @@ ENGINE_CALL_SECONDS = 30.0
 """The base deadline of one engine call: a corpus insert or a collection load on a loaded server takes
 seconds; thirty without an answer is an engine that stopped answering."""
 CALL_SECONDS_ENV = "RQS_ENGINE_CALL_SECONDS"
+PROBE_SECONDS = 5.0
+"""After a call past its deadline, how long the engine has to answer one short question (list its
+collections) before the kit gives up on it."""
 # A timed-out call returns at its deadline; one that took at least this share of it is taken for one.
 _NEAR_DEADLINE = 0.95
 
@@ -126,6 +130,7 @@ class _BoundedClient:
             waited = time.monotonic() - started
             if waited < timeout * _NEAR_DEADLINE and "DEADLINE_EXCEEDED" not in repr(exc):
                 raise  # the engine answered (an error): the caller's business
+            self._probe()
             raise EngineDeadlineError(
                 f"Milvus at {where} did not answer the kit's {name} within its deadline of {timeout:.0f} s "
                 f"(the engine is frozen, overloaded or cut off; {CALL_SECONDS_ENV} sets the base deadline, "
@@ -133,6 +138,15 @@ class _BoundedClient:
                 engine=where,
                 call=name,
             ) from None
+
+    def _probe(self) -> None:
+        """After a late call: one short question; an engine that does not answer it either is given up
+        on, so that what asks again (a property's replays, a teardown) fails at once, not one deadline
+        each."""
+        try:
+            self._client.list_collections(timeout=PROBE_SECONDS)
+        except Exception:
+            abandon(self._uri)
 
 
 # Methods that take ``timeout`` through ``**kwargs`` only (pymilvus passes it on to the call).

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..boundary._errors import EngineError
-from ._deadline import abandoned, call_deadline
+from ._deadline import PROBE_SECONDS, abandon, abandoned, call_deadline
 
 __all__ = ["RecordedCall", "RecordingProxy", "SearchTarget"]
 
@@ -109,6 +109,7 @@ class RecordingProxy:
         self._channel: Any = None
         self._workers: Any = None
         self._abandoned = False
+        self._probing = False
         self.port: int | None = None
 
     @property
@@ -173,6 +174,24 @@ class RecordingProxy:
     @property
     def abandoned(self) -> bool:
         return self._abandoned or abandoned(self._engine_uri)
+
+    def _after_late_call(self) -> None:
+        """A forwarded call got no answer in time: ask the engine one short question (its version); if it
+        does not answer that either, give up on it, so that an implementation asking again (a property's
+        replays) fails at once instead of waiting a deadline per call."""
+        with self._lock:
+            if self._probing or self.abandoned:
+                return
+            self._probing = True
+        try:
+            channel = self._channel
+            if channel is not None:
+                channel.unary_unary(_SERVICE_PREFIX + "GetVersion")(b"", timeout=PROBE_SECONDS)
+        except Exception:
+            abandon(self._engine_uri)  # the kit's own client gives up on it too: the run ends in bounded time
+            self.abandon()
+        finally:
+            self._probing = False
 
     def close(self) -> None:
         """Stop serving and end every thread the proxy started, in bounded time.
@@ -255,6 +274,8 @@ class _Forwarder:
                 failed = exc.code().name in _ENGINE_FAILURES_GRPC
                 said = f"{exc.code().name}: {exc.details() or ''}" if failed else None
                 self._proxy._record(replace(call, engine_error=said, succeeded=False))
+                if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    self._proxy._after_late_call()
                 raise
             status = _status(method, response)
             answered = replace(call, engine_error=_engine_failure(status), succeeded=status is None)

@@ -106,3 +106,19 @@ def test_an_engine_given_up_on_is_not_asked_again() -> None:
         client.has_collection("c")
     assert fake.seen == []
     assert bounded_client(FakeClient(), "http://127.0.0.1:1").has_collection("c")  # another engine is asked
+
+
+def test_after_a_late_call_an_engine_that_does_not_answer_a_short_question_either_is_given_up_on() -> None:
+    class Silent(FakeClient):
+        def list_collections(self, **kwargs: Any) -> list[str]:
+            self.seen.append(("list_collections", kwargs.get("timeout")))
+            raise TimeoutError("DEADLINE_EXCEEDED")
+
+    fake = Silent(sleep=0.05, error=RuntimeError("DEADLINE_EXCEEDED"))
+    client = bounded_client(fake, URI)
+    with pytest.raises(EngineDeadlineError):
+        client.has_collection("c", timeout=0.05)
+    assert fake.seen == [("has_collection", 0.05), ("list_collections", _deadline.PROBE_SECONDS)]
+    with pytest.raises(EngineDeadlineError, match="was not sent"):
+        client.has_collection("c")  # a replay fails at once: no second deadline
+    assert len(fake.seen) == 2
