@@ -186,7 +186,20 @@ def test_engines_on_an_engine_that_freezes_ends_2_with_its_matrix(engine: Engine
 
 def test_upgrade_on_an_engine_that_freezes_ends_2_naming_the_engine(engine: Engine, tmp_path: Path) -> None:
     uri = f"uri:{engine.endpoint.uri}"
-    args = ["upgrade", "--from", uri, "--to", uri, "--no-suite", "--no-plots", "--no-progress", "--out", "up"]
+    args = [
+        "upgrade",
+        "--from",
+        uri,
+        "--to",
+        uri,
+        "--no-suite",
+        "--no-plots",
+        "--no-progress",
+        "--limit",
+        "6",
+        "--out",
+        "up",
+    ]
     done, seconds = _frozen_run(engine, args, tmp_path)
     assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
     assert seconds < _bound_after_freeze(), f"{seconds:.0f} s after the freeze"
