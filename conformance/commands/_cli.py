@@ -342,7 +342,12 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.set_defaults(func=_selftest)
 
     engines = sub.add_parser(
-        "engines", help="run the engine checks and every scenario on each Milvus engine available here"
+        "engines",
+        help="run the engine checks and every scenario on each Milvus engine available here",
+        description="Run the engine checks and every scenario on each engine, one child run each; "
+        "matrix.json and one report per engine. Exit 0 every engine conforms, 1 a scenario failed or "
+        "errored on one, 2 an engine could not be judged (not started, not reached, lost, NOT JUDGED), "
+        "128 + the signal when stopped (docs/exit-codes.md).",
     )
     engines.add_argument(
         "--engine",

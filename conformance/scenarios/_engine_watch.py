@@ -172,7 +172,7 @@ class EngineWatch:
                     return  # the kit still reaches the engine: the failure is the scenario's own
                 self._outcomes.engine_erred(answered)
                 pytest.skip(f"{NOT_JUDGED_PREFIX}{answered}")
-            self._outcomes.engine_lost(self._reason(item, problem))
+            self._outcomes.engine_lost(self._reason(item, problem, reached=self._resources.engine_started))
             self._resources.abandon_engine()  # nothing after this waits on it: teardown fails fast
         lost = self._outcomes.lost_engine
         pytest.skip(f"{NOT_JUDGED_PREFIX}{lost}; the scenario stopped at: {one_line(exc)}")
@@ -194,12 +194,17 @@ class EngineWatch:
             f"stopped at: {one_line(exc)}"
         )
 
-    def _reason(self, item: pytest.Item, problem: str) -> str:
+    def _reason(self, item: pytest.Item, problem: str, *, reached: bool = True) -> str:
         elapsed = time.monotonic() - self._started
         at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         milvus = self._outcomes.milvus or {}
         engine = ", ".join(str(milvus[k]) for k in ("backend", "version") if milvus.get(k))
         scenario = _marker_arg(item, "rqs_id") or item.nodeid
+        if not reached:  # never started or reached: it was not lost, it was never there
+            return (
+                f"Milvus could not be started or reached when scenario {scenario} first needed it, "
+                f"{elapsed:.1f} s into the run ({at}): {problem}"
+            )
         return (
             f"Milvus was lost {elapsed:.1f} s into the run ({at}), during scenario {scenario} "
             f"(engine: {engine or 'unknown'}): {problem}"

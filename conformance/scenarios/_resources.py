@@ -106,6 +106,11 @@ class RunResources:
             )
 
     @property
+    def engine_started(self) -> bool:
+        """Whether the run's engine was started or reached (and not closed yet)."""
+        return self._engine is not None
+
+    @property
     def info(self) -> ImplementationInfo | None:
         """What the implementation says about itself, once loaded; None before."""
         return self._loaded[1] if self._loaded is not None else None
