@@ -20,10 +20,11 @@ exit codes:
   0  conforms: every applicable scenario passed
   1  does not conform: a scenario failed, or errored on the implementation's reply or crash
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
-     handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
-     client could not reach it either), the engine answered the kit's own calls or the implementation's
-     with errors (retried once), a report file could not be written (full disk:
-     the earlier one is kept), or the command line was wrong
+     handshake failed, Milvus could not be started or reached (whatever -k selected), Milvus was lost
+     midway or stopped answering (a call past its deadline, RQS_ENGINE_CALL_SECONDS x the load: 30 s
+     idle), the engine answered the kit's own calls or the implementation's with errors (retried
+     once), a report file could not be written (full disk: the earlier one is kept), or the command
+     line was wrong (every command: docs/exit-codes.md)
   130, 143, 129  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM
      143 (a cancelled CI job), SIGHUP 129 (a closed terminal); report.json and junit.xml keep what
      finished, and when and where it stopped
