@@ -41,6 +41,7 @@ __all__ = [
     "bounded_client",
     "call_deadline",
     "call_seconds",
+    "forgive",
 ]
 
 ENGINE_CALL_SECONDS = 30.0
@@ -83,6 +84,13 @@ def abandon(uri: str) -> None:
     """Stop waiting on the engine at ``uri``: every later call of the kit's clients to it fails at once."""
     with _abandoned_lock:
         _abandoned.add(uri)
+
+
+def forgive(uri: str) -> None:
+    """Forget that the engine at ``uri`` was given up on: the run that gave up has closed it, and a later
+    run in this process (the mutation matrix runs a hundred on one engine) asks it afresh."""
+    with _abandoned_lock:
+        _abandoned.discard(uri)
 
 
 def abandoned(uri: str) -> bool:

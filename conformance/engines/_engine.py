@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, scrub
-from ._deadline import abandon, abandoned, bounded_client
+from ._deadline import abandon, abandoned, bounded_client, forgive
 from ._lease import Lease
 
 if TYPE_CHECKING:
@@ -279,8 +279,11 @@ class Engine:
             if client is not None:
                 with contextlib.suppress(Exception):  # closing a client to a dead server must not mask
                     client.close()
-            if self._stop is not None:
-                self._stop()
+            try:
+                if self._stop is not None:
+                    self._stop()
+            finally:
+                forgive(self.endpoint.uri)  # this run is over: a later one asks the engine afresh
 
     def _scrub(self, message: str) -> str:
         return scrub(message, self.endpoint.token.get_secret_value() if self.endpoint.token else None)

@@ -122,3 +122,9 @@ def test_after_a_late_call_an_engine_that_does_not_answer_a_short_question_eithe
     with pytest.raises(EngineDeadlineError, match="was not sent"):
         client.has_collection("c")  # a replay fails at once: no second deadline
     assert len(fake.seen) == 2
+
+
+def test_an_engine_given_up_on_is_asked_afresh_once_its_run_forgives_it() -> None:
+    abandon(URI)
+    _deadline.forgive(URI)
+    assert bounded_client(FakeClient(), URI).has_collection("c")
