@@ -68,6 +68,9 @@ def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
+_raise_interrupted.rqs_stop_handler = True  # type: ignore[attr-defined]
+
+
 def is_ours(handler: Callable[..., Any] | int | None) -> bool:
     """Whether ``handler`` is the one :func:`interrupting_signals` installs (a run may take it over)."""
     return bool(getattr(handler, "rqs_stop_handler", False))
@@ -79,6 +82,7 @@ def interrupting_signals() -> Iterator[None]:
     else has claimed them: an ignored SIGHUP under ``nohup`` stays ignored); the handlers are restored
     after."""
     previous: dict[int, Any] = {}
+    _RECEIVED.clear()  # a signal an earlier command of this process got is not this one's
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             current = signal.getsignal(signum)

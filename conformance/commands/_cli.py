@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
-import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -29,13 +27,6 @@ exit codes:
      143 (a cancelled CI job), SIGHUP 129 (a closed terminal); report.json and junit.xml keep what
      finished, and when and where it stopped
 """
-
-
-# The errors only writing meets (a full disk or quota, a read-only file system, a file too large): an
-# output a command wrote in place; the kit's own writers raise OutputNotWrittenError for the rest.
-_OUTPUT_ERRNOS = frozenset(
-    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG") if hasattr(errno, name)
-)
 
 
 def _output_dir_problem(path: str | None, option: str, files: Sequence[str] = ()) -> int | None:
@@ -433,39 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
     # Every line this process prints passes through the one redaction: no engine credential reaches
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
-    from ..boundary._atomic import OutputNotWrittenError
-    from ..boundary._redact import redacting_output
-    from ..boundary._signals import interrupting_signals, received, signal_of
+    from ._exits import run_command
 
-    with redacting_output(), interrupting_signals():
-        try:
-            code = int(args.func(args))
-        except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED
-            print(f"rag-conformance {args.command}: NOT JUDGED: {exc}. Exit code 2", file=sys.stderr)
-            code = 2
-        except OSError as exc:
-            if exc.errno not in _OUTPUT_ERRNOS or exc.filename is None:
-                raise
-            # A file a command wrote in place (full disk, read-only, a directory in the way): the same one
-            # line, never a traceback, never the 1 that reads as a verdict.
-            written = OutputNotWrittenError(exc.filename, exc.errno, exc.strerror or str(exc))
-            print(f"rag-conformance {args.command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
-            code = 2
-        except KeyboardInterrupt as exc:  # outside a run's own handling (loading, parsing): say so, briefly
-            signum = signal_of(exc)
-            print(
-                f"rag-conformance {args.command}: interrupted ({signal.Signals(signum).name}). "
-                f"Exit code {128 + signum}",
-                file=sys.stderr,
-            )
-            code = 128 + signum
-    if received() is not None:
-        # Stopped by a signal, with everything said, written and stopped: interpreter exit must not then
-        # wait on what a frozen engine holds (gRPC's threads and its shutdown took seconds more).
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    return code
+    return run_command(args.command, lambda: int(args.func(args)))
 
 
 if __name__ == "__main__":
