@@ -221,3 +221,39 @@ def test_run_with_an_unreachable_engine_is_2_whatever_k_selected(tmp_path: Path)
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert report["verdict"] == "NOT JUDGED"
     assert (report["summary"]["failed"], report["summary"]["errored"]) == (0, 0)
+
+
+def test_sigterm_to_engines_on_a_live_engine_leaves_no_collection_and_no_process(
+    engine: Engine, tmp_path: Path
+) -> None:
+    out = tmp_path / "matrix-out"
+    before = set(engine.client().list_collections(timeout=5))
+    midway = _has_run_collections(engine)
+    args = ["engines", "--engine", f"uri:{engine.endpoint.uri}", "--report-dir", str(out)]
+    proc = subprocess.Popen(
+        _command(*args),
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        started = time.monotonic()
+        while not midway():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() - started < 600, "the run never got midway"
+            time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, err[-3000:]
+    assert "interrupted (SIGTERM)" in err
+    assert set(engine.client().list_collections(timeout=5)) <= before  # the child dropped what it made
+    assert _processes_naming(str(out)) == []
+    assert json.loads((out / "matrix.json").read_text())[0]["verdict"] == "INTERRUPTED"
