@@ -38,6 +38,7 @@ __all__ = [
     "PROBE_SECONDS",
     "abandon",
     "abandoned",
+    "abandoned_why",
     "bounded_client",
     "call_deadline",
     "call_seconds",
@@ -54,7 +55,7 @@ collections) before the kit gives up on it."""
 # A timed-out call returns at its deadline; one that took at least this share of it is taken for one.
 _NEAR_DEADLINE = 0.95
 
-_abandoned: set[str] = set()
+_abandoned: dict[str, str] = {}  # address -> why the kit gave up on it
 _abandoned_lock = threading.Lock()
 
 
@@ -80,17 +81,24 @@ def call_deadline() -> float:
     return call_seconds() * load_stretch()
 
 
-def abandon(uri: str) -> None:
-    """Stop waiting on the engine at ``uri``: every later call of the kit's clients to it fails at once."""
+def abandon(uri: str, why: str = "it stopped answering") -> None:
+    """Stop waiting on the engine at ``uri`` (``why``: what it did not answer): every later call of the
+    kit's clients to it fails at once, saying why."""
     with _abandoned_lock:
-        _abandoned.add(uri)
+        _abandoned.setdefault(uri, why)
+
+
+def abandoned_why(uri: str) -> str | None:
+    """Why the engine at ``uri`` was given up on, or None if it was not."""
+    with _abandoned_lock:
+        return _abandoned.get(uri)
 
 
 def forgive(uri: str) -> None:
     """Forget that the engine at ``uri`` was given up on: the run that gave up has closed it, and a later
     run in this process (the mutation matrix runs a hundred on one engine) asks it afresh."""
     with _abandoned_lock:
-        _abandoned.discard(uri)
+        _abandoned.pop(uri, None)
 
 
 def abandoned(uri: str) -> bool:
@@ -122,9 +130,10 @@ class _BoundedClient:
 
     def _call(self, name: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         where = redact_uri(self._uri)
-        if abandoned(self._uri):
+        why = abandoned_why(self._uri)
+        if why is not None:
             raise EngineDeadlineError(
-                f"Milvus at {where} was given up on (it stopped answering): the kit's {name} was not sent",
+                f"Milvus at {where} was given up on ({why}): the kit's {name} was not sent",
                 engine=where,
                 call=name,
             )
@@ -138,7 +147,7 @@ class _BoundedClient:
             waited = time.monotonic() - started
             if waited < timeout * _NEAR_DEADLINE and "DEADLINE_EXCEEDED" not in repr(exc):
                 raise  # the engine answered (an error): the caller's business
-            self._probe()
+            self._probe(f"the kit's {name} got no answer within {timeout:.0f} s")
             raise EngineDeadlineError(
                 f"Milvus at {where} did not answer the kit's {name} within its deadline of {timeout:.0f} s "
                 f"(the engine is frozen, overloaded or cut off; {CALL_SECONDS_ENV} sets the base deadline, "
@@ -147,14 +156,14 @@ class _BoundedClient:
                 call=name,
             ) from None
 
-    def _probe(self) -> None:
+    def _probe(self, late: str) -> None:
         """After a late call: one short question; an engine that does not answer it either is given up
         on, so that what asks again (a property's replays, a teardown) fails at once, not one deadline
         each."""
         try:
             self._client.list_collections(timeout=PROBE_SECONDS)
         except Exception:
-            abandon(self._uri)
+            abandon(self._uri, f"{late}, nor its collection list within {PROBE_SECONDS:g} s")
 
 
 # Methods that take ``timeout`` through ``**kwargs`` only (pymilvus passes it on to the call).

@@ -207,11 +207,11 @@ class Engine:
                 )
             ) from None
 
-    def abandon(self) -> None:
+    def abandon(self, why: str = "it stopped answering") -> None:
         """Give up on this engine (it stopped answering): every later call of the kit's clients to it fails
         at once, and :meth:`close` leaves its collections (``rag-conformance clean`` lists them) instead of
         waiting on an engine that will not answer."""
-        abandon(self.endpoint.uri)
+        abandon(self.endpoint.uri, why)
 
     @property
     def abandoned(self) -> bool:

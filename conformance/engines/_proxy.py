@@ -175,7 +175,7 @@ class RecordingProxy:
     def abandoned(self) -> bool:
         return self._abandoned or abandoned(self._engine_uri)
 
-    def _after_late_call(self) -> None:
+    def _after_late_call(self, late: str) -> None:
         """A forwarded call got no answer in time: ask the engine one short question (its version); if it
         does not answer that either, give up on it, so that an implementation asking again (a property's
         replays) fails at once instead of waiting a deadline per call."""
@@ -188,7 +188,9 @@ class RecordingProxy:
             if channel is not None:
                 channel.unary_unary(_SERVICE_PREFIX + "GetVersion")(b"", timeout=PROBE_SECONDS)
         except Exception:
-            abandon(self._engine_uri)  # the kit's own client gives up on it too: the run ends in bounded time
+            # The kit's own client gives up on it too: the run ends in bounded time, saying why.
+            why = f"{late} got no answer within its deadline, nor its version within {PROBE_SECONDS:g} s"
+            abandon(self._engine_uri, why)
             self.abandon()
         finally:
             self._probing = False
@@ -275,7 +277,7 @@ class _Forwarder:
                 said = f"{exc.code().name}: {exc.details() or ''}" if failed else None
                 self._proxy._record(replace(call, engine_error=said, succeeded=False))
                 if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                    self._proxy._after_late_call()
+                    self._proxy._after_late_call(f"the implementation's {short} (through the kit's proxy)")
                 raise
             status = _status(method, response)
             answered = replace(call, engine_error=_engine_failure(status), succeeded=status is None)

@@ -99,7 +99,8 @@ class EngineWatch:
         probed once, briefly, and given up on if it does not answer (what the run made stays for
         ``rag-conformance clean``)."""
         if self._resources.engine_unreachable(timeout=_PROBE_AFTER_SIGNAL) is not None:
-            self._resources.abandon_engine()
+            why = f"it did not answer a {_PROBE_AFTER_SIGNAL:g} s probe after the signal"
+            self._resources.abandon_engine(why)
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -173,7 +174,7 @@ class EngineWatch:
                 self._outcomes.engine_erred(answered)
                 pytest.skip(f"{NOT_JUDGED_PREFIX}{answered}")
             self._outcomes.engine_lost(self._reason(item, problem, reached=self._resources.engine_started))
-            self._resources.abandon_engine()  # nothing after this waits on it: teardown fails fast
+            self._resources.abandon_engine("it was lost")  # nothing after this waits on it: teardown is quick
         lost = self._outcomes.lost_engine
         pytest.skip(f"{NOT_JUDGED_PREFIX}{lost}; the scenario stopped at: {one_line(exc)}")
 

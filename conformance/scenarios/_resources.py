@@ -129,12 +129,12 @@ class RunResources:
             return str(exc)
         return None
 
-    def abandon_engine(self) -> None:
+    def abandon_engine(self, why: str = "it stopped answering") -> None:
         """Give up on the run's engine (lost, or silent after a signal): every later call to it, the
         kit's own and the implementation's through the recording proxy, fails at once instead of waiting
         its deadline, so the run ends in bounded time; its collections stay for ``rag-conformance clean``."""
         if self._engine is not None:
-            self._engine.abandon()
+            self._engine.abandon(why)
         if self.recorder is not None:
             self.recorder.abandon()
 

@@ -208,7 +208,7 @@ def within_deadline(
     worker.start()
     worker.join(deadline)
     if worker.is_alive():
-        engine.abandon()
+        engine.abandon(f"the implementation's {what} got no answer within {deadline:.0f} s")
         if quiet:
             return None
         raise EngineDeadlineError(

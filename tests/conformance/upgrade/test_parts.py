@@ -134,7 +134,7 @@ class _Engine:
         self.reachable = reachable
         self.abandoned = False  # the kit has not given up on it (a call past its deadline would)
 
-    def abandon(self) -> None:
+    def abandon(self, why: str = "") -> None:
         self.abandoned = True
 
     def check_reachable(self) -> None:

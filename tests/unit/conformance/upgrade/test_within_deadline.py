@@ -16,8 +16,9 @@ class _Engine:
     def __init__(self) -> None:
         self.abandoned = False
 
-    def abandon(self) -> None:
+    def abandon(self, why: str = "") -> None:
         self.abandoned = True
+        self.why = why
 
 
 @pytest.fixture(autouse=True)
