@@ -19,6 +19,8 @@
   :class:`OutputNotWrittenError`, the one error when it cannot be;
 - ``_visible``: :func:`visible_text` and :func:`xml_safe_text`, the one rule for text that came from
   an implementation, a labelled set or an engine (control characters shown as escapes, never obeyed).
+- ``_signals``: SIGINT, SIGTERM and SIGHUP as an interrupt that carries the signal, for every command
+  (128 + the signal, named as itself: docs/exit-codes.md).
 
 The lowest layer but the spec's text: it imports nothing else of the kit. Public names are re-exported
 by :mod:`conformance`; the output helpers above are this package's ``__all__`` (standard library only).

@@ -10,6 +10,7 @@ __all__ = [
     "AdapterLoadError",
     "ConformanceError",
     "EngineAnswerError",
+    "EngineDeadlineError",
     "EngineError",
     "ImplementationProcessError",
     "InvalidReplyError",
@@ -32,6 +33,17 @@ class EngineAnswerError(EngineError):
     """Milvus answered a call with an error (an error status or a gRPC failure), and again when the call
     was made a second time: the scenario cannot be judged, whoever made the call (the kit's oracle, or
     the implementation). Never a failure of the implementation."""
+
+
+class EngineDeadlineError(EngineError):
+    """Milvus did not answer one of the kit's calls (``call``) within its deadline: the engine is frozen,
+    overloaded or cut off. The scenario cannot be judged; never a failure of the implementation, and
+    never asked again (a second wait would double the time a frozen engine costs)."""
+
+    def __init__(self, message: str, *, engine: str = "", call: str = "") -> None:
+        super().__init__(message)
+        self.engine = engine
+        self.call = call
 
 
 class AdapterCallError(ConformanceError):

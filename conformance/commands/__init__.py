@@ -11,6 +11,7 @@
   (``clean --engine-cache``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
 - ``_diff``: what newly fails between two reports (``diff``).
+- ``_exits``: how every command ends (an output not written, a signal), the rule of docs/exit-codes.md.
 - ``_upgrade``: one engine against another for one implementation (``upgrade``): the suite on both
   engines and its diff, handed to the check itself (:mod:`conformance.upgrade`); its options are
   ``_upgrade_options``.

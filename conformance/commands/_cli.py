@@ -18,20 +18,15 @@ exit codes:
   0  conforms: every applicable scenario passed
   1  does not conform: a scenario failed, or errored on the implementation's reply or crash
   2  could not judge (verdict NOT JUDGED): the adapter could not be loaded, describe or the stdio
-     handshake failed, Milvus could not be started or reached, Milvus was lost midway (the kit's own
-     client could not reach it either), the engine answered the kit's own calls or the implementation's
-     with errors (retried once), a report file could not be written (full disk:
-     the earlier one is kept), or the command line was wrong
-  130, 143  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM 143 (a
-     cancelled CI job); report.json and junit.xml keep what finished, and when and where it stopped
+     handshake failed, Milvus could not be started or reached (whatever -k selected), Milvus was lost
+     midway or stopped answering (a call past its deadline, RQS_ENGINE_CALL_SECONDS x the load: 30 s
+     idle), the engine answered the kit's own calls or the implementation's with errors (retried
+     once), a report file could not be written (full disk: the earlier one is kept), or the command
+     line was wrong (every command: docs/exit-codes.md)
+  130, 143, 129  interrupted (verdict INTERRUPTED, not judged): SIGINT (Ctrl-C) gives 130, SIGTERM
+     143 (a cancelled CI job), SIGHUP 129 (a closed terminal); report.json and junit.xml keep what
+     finished, and when and where it stopped
 """
-
-
-# The errors only writing meets (a full disk or quota, a read-only file system, a file too large): an
-# output a command wrote in place; the kit's own writers raise OutputNotWrittenError for the rest.
-_OUTPUT_ERRNOS = frozenset(
-    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG") if hasattr(errno, name)
-)
 
 
 def _output_dir_problem(path: str | None, option: str, files: Sequence[str] = ()) -> int | None:
@@ -115,8 +110,16 @@ def _build_image(args: argparse.Namespace) -> int:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    from ._coverage import coverage_main
+    from ..boundary._visible import visible_text
+    from ._coverage import coverage_main, spec_problem
 
+    problem = spec_problem(args.spec) if args.spec is not None else None
+    if problem is not None:
+        print(
+            visible_text(f"rag-conformance coverage: {problem}; pass the spec's text file. Exit code 2"),
+            file=sys.stderr,
+        )
+        return 2
     return coverage_main(args.spec)
 
 
@@ -128,7 +131,20 @@ def _schema(args: argparse.Namespace) -> int:
     if args.out is None:
         print(json.dumps(protocol_schemas(), indent=2, sort_keys=True))
         return 0
-    for path in write_schemas(args.out):
+    refused = _output_dir_problem(args.out, "--out")
+    if refused is not None:
+        return refused
+    try:
+        written = write_schemas(args.out)
+    except OSError as exc:  # a full disk midway, a file where a schema goes: one line, never a traceback
+        where = exc.filename or args.out
+        print(
+            f"rag-conformance schema: NOT WRITTEN: {where}: {exc.strerror or exc}; pass another --out "
+            "(or free space). Exit code 2",
+            file=sys.stderr,
+        )
+        return 2
+    for path in written:
         print(path)
     return 0
 
@@ -153,19 +169,14 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 def _engines(args: argparse.Namespace) -> int:
-    from ._engines import DEFAULT_ENGINES, format_engine_matrix, run_matrix
+    from ._engines import DEFAULT_ENGINES, format_engine_matrix, matrix_exit_code, run_matrix
 
     refused = _output_dir_problem(args.report_dir, "--report-dir")
     if refused is not None:
         return refused
     columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
     print(format_engine_matrix(columns))
-    broken = [
-        c
-        for c in columns
-        if c.report is None or c.report.judged_nothing or c.report.summary.failed or c.report.summary.errored
-    ]
-    return 1 if broken else 0
+    return matrix_exit_code(columns)
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -327,7 +338,12 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.set_defaults(func=_selftest)
 
     engines = sub.add_parser(
-        "engines", help="run the engine checks and every scenario on each Milvus engine available here"
+        "engines",
+        help="run the engine checks and every scenario on each Milvus engine available here",
+        description="Run the engine checks and every scenario on each engine, one child run each; "
+        "matrix.json and one report per engine. Exit 0 every engine conforms, 1 a scenario failed or "
+        "errored on one, 2 an engine could not be judged (not started, not reached, lost, NOT JUDGED), "
+        "128 + the signal when stopped (docs/exit-codes.md).",
     )
     engines.add_argument(
         "--engine",
@@ -418,29 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
     # Every line this process prints passes through the one redaction: no engine credential reaches
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
-    from ..boundary._atomic import OutputNotWrittenError
-    from ..boundary._redact import redacting_output
+    from ._exits import run_command
 
-    with redacting_output():
-        try:
-            return int(args.func(args))
-        except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED
-            print(f"rag-conformance {args.command}: NOT JUDGED: {exc}. Exit code 2", file=sys.stderr)
-            return 2
-        except OSError as exc:
-            if exc.errno not in _OUTPUT_ERRNOS or exc.filename is None:
-                raise
-            # A file a command wrote in place (full disk, read-only, a directory in the way): the same one
-            # line, never a traceback, never the 1 that reads as a verdict.
-            written = OutputNotWrittenError(exc.filename, exc.errno, exc.strerror or str(exc))
-            print(f"rag-conformance {args.command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt as exc:  # before a run's own handling (loading, parsing): say so, briefly
-            signum = getattr(exc, "signum", 2)
-            print(
-                f"rag-conformance: interrupted ({'SIGTERM' if signum == 15 else 'SIGINT'})", file=sys.stderr
-            )
-            return 128 + signum
+    return run_command(args.command, lambda: int(args.func(args)))
 
 
 if __name__ == "__main__":

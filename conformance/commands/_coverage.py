@@ -42,6 +42,7 @@ __all__ = [
     "check_coverage",
     "coverage_main",
     "format_report",
+    "spec_problem",
 ]
 
 DERIVED_TAG = "derived"
@@ -299,10 +300,32 @@ def format_report(report: CoverageReport) -> str:
     return "\n".join(lines)
 
 
+def spec_problem(spec: str | Path) -> str | None:
+    """Why ``spec`` cannot be read as a spec's text (a directory, nothing there, unreadable, not UTF-8
+    text), checked before any work; None when it can."""
+    path = Path(spec)
+    if not path.exists():
+        return f"--spec {spec}: no such file"
+    if path.is_dir():
+        return f"--spec {spec} is a directory, not the spec's text file"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"--spec {spec} cannot be read: {exc.strerror or exc}"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"--spec {spec} is not UTF-8 text (byte {exc.start}: a binary file?)"
+    if "\x00" in text:
+        return f"--spec {spec} holds NUL bytes: a binary file, not the spec's text"
+    return None
+
+
 def coverage_main(spec: Path | None = None, *, features: Path | None = None) -> int:
     """Print the coverage table for the kit's features against ``spec`` (default: the pinned spec).
 
-    Returns 0 when every spec scenario is covered and nothing else is wrong, else 1.
+    Returns 0 when every spec scenario is covered and nothing else is wrong, else 1 (the command line
+    returns 2 first for a ``--spec`` that is no text file: :func:`spec_problem`).
     """
     report = check_coverage(features or features_dir(), spec or spec_path())
     print(format_report(report))

@@ -9,9 +9,11 @@ started or run keeps its column, saying why.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -24,17 +26,29 @@ from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._credentials import ENGINE_ADDRESS_ENV
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact_uri, register_environment_secrets, register_uri_secrets
+from ..boundary._signals import signal_of
 from ..engines._address import engine_label, parse_engine_address
+from ..engines._load import stretched
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
 from ..reporting import Report
 
-__all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "run_matrix"]
+__all__ = [
+    "DEFAULT_ENGINES",
+    "EngineColumn",
+    "expand_engines",
+    "format_engine_matrix",
+    "matrix_exit_code",
+    "run_matrix",
+]
 
 CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
 LOCAL = "local"  # shorthand for every engine this machine can run
 DEFAULT_ENGINES = (LOCAL,)
 RUN_TIMEOUT_SECONDS = 1800.0
+# A run told to stop writes its report and drops its collections in a second or two (a few on an engine
+# that stopped answering: it is given up on after a short probe).
+CHILD_STOP_SECONDS = 10.0
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -100,9 +114,13 @@ def run_matrix(
             _run_engine(column, root / _slug(engine), adapter, out, select)
         except ConformanceError as exc:
             column.not_run = str(exc)
-        except KeyboardInterrupt:
-            column.not_run = "interrupted"
+        except KeyboardInterrupt as exc:
+            column.not_run = f"interrupted ({signal.Signals(signal_of(exc)).name})"
+            column.seconds = round(time.monotonic() - started, 1)
+            _keep_interrupted_report(column, root / _slug(engine))
             columns.append(column)
+            with contextlib.suppress(OSError):  # the matrix so far: which engines ran, and where it stopped
+                write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
             raise
         finally:
             column.seconds = round(time.monotonic() - started, 1)
@@ -149,14 +167,19 @@ def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str 
     # only), never from argv (every local user's `ps` shows argv).
     env = {**os.environ, ENGINE_ADDRESS_ENV: str(column.milvus)}
     with log_path.open("wb") as log:
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
-            code = subprocess.call(
-                command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS, env=env
-            )
+            code = child.wait(timeout=RUN_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
+            _stop_child(child, signal.SIGTERM)
             raise ConformanceError(
                 f"the run did not finish within {RUN_TIMEOUT_SECONDS:g} s; see {log_path}"
             ) from None
+        except KeyboardInterrupt as exc:
+            # The child's run stops as it would itself: its report written (INTERRUPTED), its collections
+            # dropped or, on an engine that stopped answering, left for `clean`. Never SIGKILL first.
+            _stop_child(child, signal_of(exc))
+            raise
     if not report_path.is_file():
         tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-12:])
         raise ConformanceError(
@@ -166,6 +189,39 @@ def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str 
     column.report_path = report_path
     milvus = column.report.environment.milvus or {}
     column.version = str(milvus.get("version") or column.version or "?")
+
+
+def matrix_exit_code(columns: Sequence[EngineColumn]) -> int:
+    """The one rule of every command: 2 when an engine could not be judged (not run, not reached, lost,
+    its report NOT JUDGED or empty), whatever the others said; else 1 when a scenario failed or errored
+    on one; else 0. An infrastructure failure is never read as the implementation's."""
+    if any(c.report is None or c.report.judged_nothing for c in columns):
+        return 2
+    if any(c.report is not None and (c.report.summary.failed or c.report.summary.errored) for c in columns):
+        return 1
+    return 0
+
+
+def _keep_interrupted_report(column: EngineColumn, directory: Path) -> None:
+    """The interrupted run's own report (verdict INTERRUPTED), when its child wrote one."""
+    path = directory / "report.json"
+    with contextlib.suppress(OSError, ValueError):
+        column.report = Report.model_validate_json(path.read_text())
+        column.report_path = path
+
+
+def _stop_child(child: subprocess.Popen[bytes], signum: int) -> None:
+    """Pass ``signum`` on to a run's child and give it :data:`CHILD_STOP_SECONDS` (stretched with the
+    load) to write its report and drop its collections; kill it only if it does not."""
+    if child.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        child.send_signal(signum)
+    try:
+        child.wait(stretched(CHILD_STOP_SECONDS))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
 
 
 def _cell(column: EngineColumn, requirement_id: str) -> str:

@@ -74,7 +74,8 @@ def advice_for(error: BaseException, operation: str) -> str:
 def smoke(
     command: str | Sequence[str], *, timeout: float = 30.0, milvus: str = "lite", say: Say = print
 ) -> int:
-    """Handshake, then one strict call per declared capability. 0 when all spoke the protocol.
+    """Handshake, then one strict call per declared capability. 0 when all spoke the protocol, 1 when
+    one did not, 2 when the kit's side failed (the engine for search and lookup could not be started).
 
     Every line is said through ``visible_text``: the program's name, version, fields and error words
     are its own, and a control character in them is shown as its escape, never sent to the terminal."""
@@ -106,12 +107,19 @@ def smoke(
         failures = sum(not _check(say, name, call, adapter) for name, call in _pure_calls(adapter, info))
         failures += report_edges(pure_edges(adapter, info), say) if not info.needs_milvus else 0
         if info.needs_milvus:
-            failures += _milvus_calls(adapter, info, milvus, say)
+            try:
+                failures += _milvus_calls(adapter, info, milvus, say)
+            except _EngineNotStartedError:
+                return 2  # the kit's side failed: nothing said about the program (one rule: exit 2)
         else:
             failures += not _check(say, "stop", lambda: adapter.close(strict=True))
         return 1 if failures else 0
     finally:
         adapter.close()
+
+
+class _EngineNotStartedError(Exception):
+    """The engine for search and lookup could not be started or reached: infrastructure, exit 2."""
 
 
 def _extra(info: ImplementationInfo) -> str:
@@ -190,8 +198,8 @@ def _milvus_calls(adapter: StdioAdapter, info: ImplementationInfo, milvus: str, 
     try:
         engine = start_engine(milvus)
     except ConformanceError as exc:
-        say(f"FAIL engine: {exc} (this is the kit's side, not the implementation's)")
-        return 1
+        say(f"FAIL engine: {exc} (this is the kit's side, not the implementation's; exit code 2)")
+        raise _EngineNotStartedError from None
     with engine:
         facts = engine_facts(str(engine.describe().get("version")))
         say(f"...  engine {facts.version} (Milvus API {facts.api_level or 'unknown'}; see {facts.docs})")

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import re
 import secrets
 import signal
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..boundary._errors import EngineError
 from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, scrub
+from ._deadline import abandon, abandoned, bounded_client, forgive
 from ._lease import Lease
 
 if TYPE_CHECKING:
@@ -66,12 +68,22 @@ def make_prefix(run_id: str | None = None) -> str:
 
 
 def open_client(endpoint: MilvusEndpoint, timeout: float) -> MilvusClient:
-    """Connect a pymilvus client to ``endpoint``; :class:`EngineUnavailableError` if that fails."""
+    """Connect a pymilvus client to ``endpoint``; :class:`EngineUnavailableError` if that fails.
+
+    ``timeout`` bounds the connection; every call of the client is then bounded by the kit's engine-call
+    deadline (:mod:`._deadline`) unless its caller passes a ``timeout`` of its own.
+    """
     from pymilvus import MilvusClient  # lazy: keep `import conformance.engines` cheap
 
+    # pymilvus logs every failed call at ERROR with its traceback, on the terminal: a frozen engine put
+    # twenty of them above the verdict. The kit says what an engine did in its own words (one line each).
+    # grpc's server logs a handler's exception the same way (the recording proxy's, on a frozen engine).
+    for name in ("pymilvus", "grpc._server"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     token = endpoint.token.get_secret_value() if endpoint.token else ""
     try:
-        return MilvusClient(uri=endpoint.uri, token=token, db_name=endpoint.db_name or "", timeout=timeout)
+        client = MilvusClient(uri=endpoint.uri, token=token, db_name=endpoint.db_name or "", timeout=timeout)
+        return cast("MilvusClient", bounded_client(client, endpoint.uri))
     except Exception as exc:  # pymilvus raises MilvusException or grpc errors; all mean "not reachable"
         raise EngineUnavailableError(
             scrub(
@@ -195,6 +207,17 @@ class Engine:
                 )
             ) from None
 
+    def abandon(self, why: str = "it stopped answering") -> None:
+        """Give up on this engine (it stopped answering): every later call of the kit's clients to it fails
+        at once, and :meth:`close` leaves its collections (``rag-conformance clean`` lists them) instead of
+        waiting on an engine that will not answer."""
+        abandon(self.endpoint.uri, why)
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether :meth:`abandon` was called (by this run or another engine handle on the same address)."""
+        return abandoned(self.endpoint.uri)
+
     def describe(self) -> dict[str, Any]:
         """Backend, redacted URI, server version and prefix, for reports. Never the token."""
         return {
@@ -246,7 +269,7 @@ class Engine:
                 return
             self._closing = True
         try:
-            if not self._disposable:
+            if not self._disposable and not self.abandoned:
                 self.cleanup(timeout=timeout)
         finally:
             self._closed = True
@@ -256,8 +279,11 @@ class Engine:
             if client is not None:
                 with contextlib.suppress(Exception):  # closing a client to a dead server must not mask
                     client.close()
-            if self._stop is not None:
-                self._stop()
+            try:
+                if self._stop is not None:
+                    self._stop()
+            finally:
+                forgive(self.endpoint.uri)  # this run is over: a later one asks the engine afresh
 
     def _scrub(self, message: str) -> str:
         return scrub(message, self.endpoint.token.get_secret_value() if self.endpoint.token else None)

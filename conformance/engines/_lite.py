@@ -79,6 +79,7 @@ class _LiteProcess:
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
+                os.killpg(self.proc.pid, signal.SIGCONT)  # a frozen (stopped) server handles it too
             try:
                 self.proc.wait(_STOP_GRACE)
             except subprocess.TimeoutExpired:

@@ -20,13 +20,16 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..boundary._errors import EngineError
+from ._deadline import PROBE_SECONDS, abandon, abandoned, call_deadline
 
 __all__ = ["RecordedCall", "RecordingProxy", "SearchTarget"]
 
 QueryKind = Literal["dense", "sparse", "text", "unknown"]
 _MAX_MESSAGE = -1  # unlimited both ways: a corpus insert can be large
 THREAD_PREFIX = "rqs-recording-proxy"  # its worker threads' names: close() ends every one of them
-_CALL_TIMEOUT_CAP = 300.0  # seconds; forwarding ctx.time_remaining() unchanged fails calls at once
+# A forwarded call waits on the engine at most the kit's engine-call deadline (stretched with the load):
+# an implementation whose client waits for ever must not hang the run on a frozen engine. Forwarding
+# ctx.time_remaining() unchanged would fail calls at once (it is huge when the client set no deadline).
 _SERVICE_PREFIX = "/milvus.proto.milvus.MilvusService/"
 # PlaceholderType values (common.proto): what the query of one (sub-)search was made of.
 _DENSE_TYPES = {100, 101, 102, 103, 105}  # binary, float, float16, bfloat16, int8 vectors
@@ -98,12 +101,15 @@ class RecordingProxy:
         if not parts.hostname or not parts.port:
             raise EngineError(f"recording proxy: {target!r} has no host:port to forward to")
         self.target = f"{parts.hostname}:{parts.port}"
+        self._engine_uri = target  # abandoned (the run gave up on the engine): calls fail at once
         self.secure = parts.scheme == "https"
         self._calls: list[RecordedCall] = []
         self._lock = threading.Lock()
         self._server: Any = None
         self._channel: Any = None
         self._workers: Any = None
+        self._abandoned = False
+        self._probing = False
         self.port: int | None = None
 
     @property
@@ -157,6 +163,38 @@ class RecordingProxy:
         with self._lock:
             self._calls.append(call)
 
+    def abandon(self) -> None:
+        """The engine stopped answering: cancel every forwarded call still waiting on it, and fail every
+        later one at once (DEADLINE_EXCEEDED), so that an implementation closing down does not wait on it."""
+        self._abandoned = True
+        channel = self._channel
+        if channel is not None:
+            channel.close()  # cancels the calls in flight; the forwarder checks the flag before the next
+
+    @property
+    def abandoned(self) -> bool:
+        return self._abandoned or abandoned(self._engine_uri)
+
+    def _after_late_call(self, late: str) -> None:
+        """A forwarded call got no answer in time: ask the engine one short question (its version); if it
+        does not answer that either, give up on it, so that an implementation asking again (a property's
+        replays) fails at once instead of waiting a deadline per call."""
+        with self._lock:
+            if self._probing or self.abandoned:
+                return
+            self._probing = True
+        try:
+            channel = self._channel
+            if channel is not None:
+                channel.unary_unary(_SERVICE_PREFIX + "GetVersion")(b"", timeout=PROBE_SECONDS)
+        except Exception:
+            # The kit's own client gives up on it too: the run ends in bounded time, saying why.
+            why = f"{late} got no answer within its deadline, nor its version within {PROBE_SECONDS:g} s"
+            abandon(self._engine_uri, why)
+            self.abandon()
+        finally:
+            self._probing = False
+
     def close(self) -> None:
         """Stop serving and end every thread the proxy started, in bounded time.
 
@@ -170,7 +208,7 @@ class RecordingProxy:
         workers, self._workers = self._workers, None
         try:
             if server is not None:
-                server.stop(grace=1.0).wait(5.0)
+                server.stop(grace=0.0 if self.abandoned else 1.0).wait(5.0)
         finally:
             if channel is not None:
                 channel.close()
@@ -207,7 +245,16 @@ class _Forwarder:
 
         def timeout(context: Any) -> float:
             remaining = context.time_remaining()
-            return _CALL_TIMEOUT_CAP if remaining is None else min(remaining, _CALL_TIMEOUT_CAP)
+            deadline = call_deadline()
+            return deadline if remaining is None else min(remaining, deadline)
+
+        def given_up(context: Any) -> None:
+            if self._proxy.abandoned:
+                # DEADLINE_EXCEEDED, not UNAVAILABLE: clients (pymilvus) retry the latter for minutes.
+                context.abort(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    "the kit gave up on this engine: it stopped answering within its deadline",
+                )
 
         def guarded(call: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
             def handler(request: Any, context: Any) -> Any:
@@ -220,6 +267,7 @@ class _Forwarder:
 
         @guarded
         def unary(request: bytes, context: Any) -> bytes:
+            given_up(context)
             call = _decode(short, method, request)
             forward = channel.unary_unary(method)
             try:
@@ -228,6 +276,8 @@ class _Forwarder:
                 failed = exc.code().name in _ENGINE_FAILURES_GRPC
                 said = f"{exc.code().name}: {exc.details() or ''}" if failed else None
                 self._proxy._record(replace(call, engine_error=said, succeeded=False))
+                if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    self._proxy._after_late_call(f"the implementation's {short} (through the kit's proxy)")
                 raise
             status = _status(method, response)
             answered = replace(call, engine_error=_engine_failure(status), succeeded=status is None)
@@ -237,6 +287,7 @@ class _Forwarder:
             return response
 
         def server_stream(request: bytes, context: Any) -> Any:
+            given_up(context)
             self._proxy._record(RecordedCall(method=short))
             forward = channel.unary_stream(method)
             try:

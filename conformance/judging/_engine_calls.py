@@ -2,8 +2,10 @@
 
 A flaky engine (one search in fifty answered with an error status, a dropped connection) must not turn
 into a verdict about the implementation: the kit's oracle makes each search through :func:`engine_call`,
-which asks a second time after an error, and raises :class:`~conformance.boundary.EngineAnswerError`
-(the scenario is then NOT JUDGED, with the engine's words) when the engine errs twice in a row.
+which asks a second time after an error (not after a deadline: see
+:class:`~conformance.boundary.EngineDeadlineError`), and raises
+:class:`~conformance.boundary.EngineAnswerError` (the scenario is then NOT JUDGED, with the engine's words)
+when the engine errs twice in a row.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..boundary._errors import EngineAnswerError
+from ..boundary._errors import EngineAnswerError, EngineDeadlineError
 from ..boundary._redact import redact
 
 __all__ = ["engine_call", "engine_message"]
@@ -33,9 +35,14 @@ def engine_message(exc: BaseException) -> str:
 
 def engine_call(what: str, call: Callable[[], T]) -> T:
     """``call()``, made again once if the engine answers it with an error; ``what`` names it for the
-    message (``"the oracle's dense search"``)."""
+    message (``"the oracle's dense search"``). A call past its deadline is not asked again: the engine
+    did not answer, and a second wait would double what a frozen engine costs the run."""
     try:
         return call()
+    except EngineDeadlineError as late:
+        raise EngineDeadlineError(
+            f"{late} (during {what})", engine=late.engine, call=f"{late.call}, {what}"
+        ) from None
     except Exception as first:
         try:
             return call()

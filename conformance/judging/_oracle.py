@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..boundary._decline import NotApplicable
+from ..boundary._errors import EngineDeadlineError
 from ..corpus._scenario_corpus import RRF_K, ChunkKey, ScenarioCorpus
 from ._engine_calls import engine_call
 
@@ -117,6 +118,8 @@ class MilvusOracle:
         try:
             cls._create(client, collection, corpus, bm25=True)
             lacks = {}
+        except EngineDeadlineError:
+            raise  # no answer at all is not a refusal: asking again would wait the deadline again
         except Exception as exc:  # the engine's refusal is the answer; a dead engine fails just below
             with contextlib.suppress(Exception):
                 client.drop_collection(collection)  # 2.3 creates it, then refuses the sparse index

@@ -8,7 +8,10 @@ never as a verdict about the implementation.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,6 +48,29 @@ def output_dir_problem(path: str | Path, files: Sequence[str] = ()) -> str | Non
             return f"{inside} is a directory, where the run writes its {name} file"
         if inside.is_symlink() and not Path(os.path.realpath(inside)).parent.is_dir():
             return f"{inside} is a dangling symlink (to {os.readlink(inside)}), where the run writes {name}"
+    return _write_probe(target)
+
+
+def _write_probe(target: Path) -> str | None:
+    """Create ``target`` and one file in it, then remove what was made: what the permission bits cannot
+    tell (root writes anywhere, but not into /proc or a read-only mount; a full disk) the try does."""
+    made: list[Path] = []
+    try:
+        for folder in (*reversed(target.parents), target):
+            if not folder.exists():
+                folder.mkdir()
+                made.append(folder)
+        with tempfile.NamedTemporaryFile(dir=target, prefix=".rqs-write-probe-") as probe:
+            probe.write(b"{}\n")
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:
+        why = errno.errorcode.get(exc.errno or 0, "") or type(exc).__name__
+        return f"the directory {target} cannot be written: {exc.strerror or exc} ({why})"
+    finally:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
     return None
 
 

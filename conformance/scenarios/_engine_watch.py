@@ -36,7 +36,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ..boundary._errors import EngineAnswerError
+from ..boundary._errors import EngineAnswerError, EngineDeadlineError
+from ..engines._engine import EngineUnavailableError
 from ..reporting import NOT_JUDGED_PREFIX
 from ..reporting._outcomes import OutcomeCollector
 from ._resources import MILVUS_CAPABILITIES, RunResources, one_line
@@ -46,6 +47,9 @@ __all__ = ["EngineWatch", "needs_engine"]
 # What a scenario raises when it breaks: any error, and pytest.fail's outcome. Never a skip, an
 # expected failure or an interrupt: those say something else than "broken".
 _BROKEN = (Exception, pytest.fail.Exception)
+# After a signal, how long the engine has to answer before the teardown gives up on it: not stretched,
+# as a signal must end the run within seconds (a slow engine's collections are left for `clean`).
+_PROBE_AFTER_SIGNAL = 1.0
 
 
 def needs_engine(item: pytest.Item) -> bool:
@@ -65,6 +69,7 @@ class EngineWatch:
         self._outcomes = outcomes
         self._started = time.monotonic()
         self._prepare_errors: dict[int, str] = {}  # a session fixture's error, raised again per scenario
+        self._late_in_a_row = 0  # scenarios in a row stopped by an engine call past its deadline
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -80,10 +85,22 @@ class EngineWatch:
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         try:
-            return (yield)
+            result = yield
         except _BROKEN as exc:
             self._blame(item, exc)
             raise
+        if needs_engine(item):
+            self._late_in_a_row = 0  # the engine answered a whole scenario: the next late call is a first
+        return result
+
+    def pytest_keyboard_interrupt(self) -> None:
+        """After a signal, the run's teardown drops collections and closes the implementation: on an
+        engine that does not answer a short probe, it would wait each call's deadline. So the engine is
+        probed once, briefly, and given up on if it does not answer (what the run made stays for
+        ``rag-conformance clean``)."""
+        if self._resources.engine_unreachable(timeout=_PROBE_AFTER_SIGNAL) is not None:
+            why = f"it did not answer a {_PROBE_AFTER_SIGNAL:g} s probe after the signal"
+            self._resources.abandon_engine(why)
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -132,10 +149,20 @@ class EngineWatch:
     def _blame(self, item: pytest.Item, exc: BaseException, setup_mark: int | None = None) -> None:
         """Return if the scenario's failure stands; NOT JUDGED (a skip) if the engine is lost, or up but
         answering errors (see :meth:`_engine_answered`)."""
-        if not needs_engine(item):
-            return
+        late = next((e for e in _causes(exc) if isinstance(e, EngineDeadlineError)), None)
+        unavailable = next((e for e in _causes(exc) if isinstance(e, EngineUnavailableError)), None)
+        if not needs_engine(item) and late is None and unavailable is None:
+            return  # a scenario that needs no engine, broken by something else than the kit's engine
         if self._outcomes.lost_engine is None:
             problem = self._resources.engine_unreachable()
+            if problem is None and late is not None:
+                self._late_in_a_row += 1
+                if self._late_in_a_row < 2:
+                    self._outcomes.engine_erred(str(late))
+                    pytest.skip(f"{NOT_JUDGED_PREFIX}{late}")
+                problem = f"a second scenario in a row stopped on an engine call past its deadline: {late}"
+            if problem is None and unavailable is not None:
+                problem = str(unavailable)  # the kit could not start or reach it when a scenario needed it
             if problem is None:
                 answered = self._engine_answered(exc, setup_mark)
                 dropped = self._vanished(item, exc) if answered is None else None
@@ -146,7 +173,8 @@ class EngineWatch:
                     return  # the kit still reaches the engine: the failure is the scenario's own
                 self._outcomes.engine_erred(answered)
                 pytest.skip(f"{NOT_JUDGED_PREFIX}{answered}")
-            self._outcomes.engine_lost(self._reason(item, problem))
+            self._outcomes.engine_lost(self._reason(item, problem, reached=self._resources.engine_started))
+            self._resources.abandon_engine("it was lost")  # nothing after this waits on it: teardown is quick
         lost = self._outcomes.lost_engine
         pytest.skip(f"{NOT_JUDGED_PREFIX}{lost}; the scenario stopped at: {one_line(exc)}")
 
@@ -167,12 +195,17 @@ class EngineWatch:
             f"stopped at: {one_line(exc)}"
         )
 
-    def _reason(self, item: pytest.Item, problem: str) -> str:
+    def _reason(self, item: pytest.Item, problem: str, *, reached: bool = True) -> str:
         elapsed = time.monotonic() - self._started
         at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         milvus = self._outcomes.milvus or {}
         engine = ", ".join(str(milvus[k]) for k in ("backend", "version") if milvus.get(k))
         scenario = _marker_arg(item, "rqs_id") or item.nodeid
+        if not reached:  # never started or reached: it was not lost, it was never there
+            return (
+                f"Milvus could not be started or reached when scenario {scenario} first needed it, "
+                f"{elapsed:.1f} s into the run ({at}): {problem}"
+            )
         return (
             f"Milvus was lost {elapsed:.1f} s into the run ({at}), during scenario {scenario} "
             f"(engine: {engine or 'unknown'}): {problem}"

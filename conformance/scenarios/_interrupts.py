@@ -1,6 +1,7 @@
-"""A run stopped from outside (Ctrl-C, a cancelled CI job, a timeout's SIGTERM) is no verdict.
+"""A run stopped from outside (Ctrl-C, a cancelled CI job, a timeout's SIGTERM, a closed terminal's
+SIGHUP) is no verdict.
 
-SIGINT and SIGTERM both end the run at once, wherever it is (a stdio call waiting for its reply
+SIGINT, SIGTERM and SIGHUP each end the run at once, wherever it is (a stdio call waiting for its reply
 included): the signal raises :class:`RunInterrupted`, a ``KeyboardInterrupt``, which pytest treats as
 an interrupt (it stops the session and tears down), never as a scenario's failure. The report collector
 then writes an INTERRUPTED report with what finished before the signal, and the run's resources kill
@@ -21,24 +22,23 @@ from typing import Any
 
 import pytest
 
+from ..boundary._signals import Interrupted, is_ours, note_received
 from ..reporting._outcomes import OutcomeCollector
 from ._resources import one_line
 
 __all__ = ["InterruptGuard", "RunInterrupted"]
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP too: a closed terminal or a dropped SSH connection stops a run as Ctrl-C does (exit 129).
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """The run was stopped by ``signum`` (SIGINT or SIGTERM)."""
-
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        super().__init__(signal.Signals(signum).name)
+class RunInterrupted(Interrupted):
+    """The run was stopped by ``signum`` (SIGINT, SIGTERM or SIGHUP)."""
 
 
 class InterruptGuard:
-    """A pytest plugin object: turns SIGINT and SIGTERM into one interrupt, and guards the teardown."""
+    """A pytest plugin object: turns SIGINT, SIGTERM and SIGHUP into one interrupt, and guards the
+    teardown."""
 
     def __init__(self, outcomes: OutcomeCollector) -> None:
         self._outcomes = outcomes
@@ -46,12 +46,13 @@ class InterruptGuard:
         self._signalled = False
 
     def install(self) -> None:
-        """Take SIGINT and SIGTERM, where this is the main thread and nobody else has claimed them."""
+        """Take the signals, where this is the main thread and nobody else has claimed them (the command
+        line's own handler, :func:`~conformance.boundary._signals.interrupting_signals`, is ours)."""
         if threading.current_thread() is not threading.main_thread():
             return
         for signum in _SIGNALS:
             current = signal.getsignal(signum)
-            if current not in (signal.SIG_DFL, signal.default_int_handler):
+            if current not in (signal.SIG_DFL, signal.default_int_handler) and not is_ours(current):
                 continue  # an embedding program's own handler (or an ignored signal) stays as it is
             self._previous[signum] = current
             signal.signal(signum, self._on_signal)
@@ -65,7 +66,17 @@ class InterruptGuard:
         if self._signalled:
             return  # already stopping: the bounded teardown finishes, then the run exits
         self._signalled = True
+        note_received(signum)
         raise RunInterrupted(signum)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # pytest's terminal reporter renders the interrupt's whole traceback, with every frame's
+        # arguments, the moment it lands: seconds on a loaded machine, for lines the kit then drops
+        # (below). Its hook implementation is made a no-op, so a signal ends the run within seconds.
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        for impl in session.config.pluginmanager.hook.pytest_keyboard_interrupt.get_hookimpls():
+            if terminal is not None and impl.plugin is terminal:
+                impl.function = _no_traceback
 
     @pytest.hookimpl(trylast=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
@@ -89,3 +100,7 @@ class InterruptGuard:
             return None
         finally:
             self.uninstall()
+
+
+def _no_traceback(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """The terminal reporter's ``pytest_keyboard_interrupt``, minus the traceback it would render."""

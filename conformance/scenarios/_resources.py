@@ -53,6 +53,7 @@ class RunResources:
         self._outcomes: OutcomeCollector = config.stash[OutcomeCollector.key]
         self._loaded: tuple[Any, ImplementationInfo] | None = None
         self._engine: Any = None
+        self._engine_failed: str | None = None  # why the engine could not be started or reached
         self.recorder: Any = None  # the recording proxy in front of the engine, once a scenario needs it
         self.kit_collections: set[str] = set()  # the kit's own collections on the engine (the oracle's)
         config.stash[self.key] = self
@@ -67,11 +68,20 @@ class RunResources:
         return self._loaded
 
     def engine(self) -> Any:
-        """The Milvus engine of this run, started or reached once."""
+        """The Milvus engine of this run, started or reached once (not tried again once that failed, nor
+        after the engine was lost: the scenario that asks is then NOT JUDGED at once)."""
         if self._engine is None:
-            from ..engines import start_engine  # lazy: importing the plugin starts nothing
+            from ..engines import EngineUnavailableError, start_engine  # lazy: the plugin starts nothing
 
-            self._engine = start_engine(self.milvus)
+            if self._engine_failed is not None:
+                raise EngineUnavailableError(self._engine_failed)
+            if self._outcomes.lost_engine is not None:
+                raise EngineUnavailableError(self._outcomes.lost_engine)
+            try:
+                self._engine = start_engine(self.milvus)
+            except EngineUnavailableError as exc:
+                self._engine_failed = str(exc)
+                raise
             self._outcomes.milvus = self._engine.describe()
             self._mention_leftovers(self._engine)
         return self._engine
@@ -95,20 +105,37 @@ class RunResources:
             )
 
     @property
+    def engine_started(self) -> bool:
+        """Whether the run's engine was started or reached (and not closed yet)."""
+        return self._engine is not None
+
+    @property
     def info(self) -> ImplementationInfo | None:
         """What the implementation says about itself, once loaded; None before."""
         return self._loaded[1] if self._loaded is not None else None
 
-    def engine_unreachable(self) -> str | None:
+    def engine_unreachable(self, timeout: float | None = None) -> str | None:
         """Whether the kit itself still reaches the run's engine: None if it answers a short call through
         the kit's own client (or no engine was started), else what that call got."""
         if self._engine is None:
             return None
         try:
-            self._engine.check_reachable()
+            if timeout is None:
+                self._engine.check_reachable()
+            else:
+                self._engine.check_reachable(timeout=timeout)
         except EngineError as exc:
             return str(exc)
         return None
+
+    def abandon_engine(self, why: str = "it stopped answering") -> None:
+        """Give up on the run's engine (lost, or silent after a signal): every later call to it, the
+        kit's own and the implementation's through the recording proxy, fails at once instead of waiting
+        its deadline, so the run ends in bounded time; its collections stay for ``rag-conformance clean``."""
+        if self._engine is not None:
+            self._engine.abandon(why)
+        if self.recorder is not None:
+            self.recorder.abandon()
 
     def vanished_collections(self) -> list[str]:
         """The collections of this run that are no longer on the engine although the run never dropped
@@ -165,10 +192,17 @@ class RunResources:
         from ..engines._engine import PROBE_SECONDS
 
         after = "the engine was lost" if self._outcomes.lost_engine is not None else "the interrupt"
+        left = engine.abandoned and not engine.disposable
         try:
             engine.close(timeout=PROBE_SECONDS)
         except ConformanceError as exc:
             self._outcomes.warn(f"after {after}: {one_line(exc)}")
+        if left:  # the kit gave up on it: nothing was asked of it, so nothing was dropped
+            self._outcomes.warn(
+                f"after {after}: the engine stopped answering, so the run's collections (starting with "
+                f"{engine.prefix!r}) may remain: drop them by hand or with `rag-conformance clean "
+                f"--milvus {redact(self.milvus)} --yes` once it answers again"
+            )
 
     def close(self) -> None:
         """Adapter first: it drops its collections from the engine, which must still be there."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -35,9 +36,10 @@ from evaluation import LabelledSet
 
 from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
-from ..boundary._errors import ConformanceError
+from ..boundary._errors import ConformanceError, EngineDeadlineError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
+from ..engines._deadline import call_deadline
 from ..engines._facts import engine_facts
 from ..engines._local import LOCAL_ENGINES
 from ._labelled import embed
@@ -56,6 +58,8 @@ __all__ = [
 
 MODES: tuple[Mode, ...] = ("dense", "hybrid")
 WARM_UP = 2  # lookups per engine and mode before timing: first calls load collections and caches
+# prepare makes several engine calls (create, insert, index, load): it gets this many call deadlines.
+_PREPARE_CALLS = 4
 
 
 @dataclass(frozen=True)
@@ -134,14 +138,18 @@ class _Side:
             return None
         error = ""
         for _attempt in range(2):  # a failure is asked once more, as the suite does with engine errors
-            started = time.perf_counter()
             try:
-                reply = self.adapter.lookup(request)
+                reply, seconds = within_deadline(
+                    lambda: _timed(self.adapter.lookup, request), "lookup", self.address, self.engine
+                )
                 break
             except NotApplicable as exc:
                 # The implementation declines the mode here: the engine lacks what it needs.
                 self.evaluation.not_run[mode] = f"the implementation declines it: {_first_line(exc)}"
                 self.evaluation.outcomes.pop(mode, None)
+                return None
+            except EngineDeadlineError as late:
+                self.evaluation.failed = f"{engine_label(self.address)} was lost at query {query_id}: {late}"
                 return None
             except Exception as exc:
                 error = _first_line(exc)
@@ -155,7 +163,6 @@ class _Side:
                     return None
         else:
             return Outcome.failed(query_id, error)
-        seconds = time.perf_counter() - started
         return Outcome(
             query_id,
             tuple(dict.fromkeys(b.evidence_key for b in reply.blocks)),
@@ -165,6 +172,54 @@ class _Side:
             str(reply.path),
             seconds,
         )
+
+
+def _timed(call: Callable[[LookupRequest], Any], request: LookupRequest) -> tuple[Any, float]:
+    started = time.perf_counter()
+    reply = call(request)
+    return reply, time.perf_counter() - started
+
+
+def within_deadline(
+    call: Callable[[], Any], what: str, address: str, engine: Engine, *, quiet: bool = False
+) -> Any:
+    """``call()`` (one call of the implementation: ``what``), waited for at most the kit's engine-call
+    deadline (:mod:`conformance.engines._deadline`), several times over for ``prepare``'s many calls.
+
+    An implementation's client may wait for ever on an engine that stopped answering; the call runs on
+    a daemon thread, so that the upgrade ends NOT JUDGED in bounded time, naming the engine and the
+    call, with the engine given up on (what the thread still waits for is dropped at exit). ``quiet``:
+    on the way out (``close``), a call past it is left behind without an error.
+    """
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["value"] = call()
+        except BaseException as exc:  # carried over to the caller's thread
+            result["error"] = exc
+
+    deadline = call_deadline() * (_PREPARE_CALLS if what == "prepare" else 1)
+    if engine.abandoned:
+        if quiet:
+            return None
+        raise EngineDeadlineError(f"{engine_label(address)} was given up on: {what} was not asked")
+    worker = threading.Thread(target=run, name=f"rqs-upgrade-{what}", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():
+        engine.abandon(f"the implementation's {what} got no answer within {deadline:.0f} s")
+        if quiet:
+            return None
+        raise EngineDeadlineError(
+            f"{engine_label(address)} stopped answering: the implementation's {what} got no answer within "
+            f"{deadline:.0f} s (the kit's engine-call deadline, stretched with the machine's load)",
+            engine=engine_label(address),
+            call=what,
+        )
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -197,7 +252,7 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
     engine = stack.enter_context(open_engine(address))
     evaluation.version = engine.server_version()
     adapter, info = load_adapter(adapter_spec)
-    stack.callback(adapter.close)
+    stack.callback(lambda: within_deadline(adapter.close, "close", address, engine, quiet=True))
     # What the suite's prepare is told about the engine (version, API level, what it lacks), told here too.
     facts = engine_facts(evaluation.version)
     endpoint = engine.endpoint.model_copy(update={"engine": facts})
@@ -211,7 +266,9 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
         if not info.supports("lookup", mode):
             evaluation.not_run[mode] = f"the adapter {info.name} does not declare lookup for mode {mode}"
     try:
-        adapter.prepare(endpoint, corpus)
+        within_deadline(lambda: adapter.prepare(endpoint, corpus), "prepare", address, engine)
+    except EngineDeadlineError:
+        raise  # the engine stopped answering: not the implementation's fault, and no mode can run
     except (Exception, NotApplicable) as exc:
         engine.check_reachable()  # an engine that is gone: NOT JUDGED, not the implementation's fault
         # The engine answers but the implementation cannot hold its corpus there: no mode can run.

@@ -64,7 +64,8 @@ def test_engines_that_cannot_run_keep_their_column_with_the_reason(matrix: tuple
 def test_cli_prints_the_table_and_fails_when_an_engine_did_not_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["engines", "--engine", "nonsense-engine", "--report-dir", str(tmp_path)]) == 1
+    # An engine that did not run judged nothing: 2 (docs/exit-codes.md), never the 1 of a verdict.
+    assert main(["engines", "--engine", "nonsense-engine", "--report-dir", str(tmp_path)]) == 2
     out = capsys.readouterr().out
     assert "NOT RUN" in out
     assert "nonsense-engine: not run: " in out

@@ -135,17 +135,21 @@ def test_a_signal_mid_run_is_interrupted_not_a_failure(
     assert not [n for n in engine.client().list_collections() if n.startswith("rqs_")]
 
 
-def test_a_signal_during_a_hung_stdio_call_stops_the_run_at_once(tmp_path: Path, owner: str) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGHUP, 129)])
+def test_a_signal_during_a_hung_stdio_call_stops_the_run_at_once(
+    tmp_path: Path, owner: str, signum: int, code: int
+) -> None:
+    # SIGHUP too: a closed terminal or a dropped SSH connection ends the run as itself, program killed.
     from ..stdio._stdio_miniatures import TEMPLATE, TOKEN
 
     script = tmp_path / "hangs.py"
     script.write_text(TEMPLATE.format(fault="hang", state=str(tmp_path / "state"), token=TOKEN))
     args = ["--adapter-cmd", f"{sys.executable} {script}", "-k", "dense-quality", "--report", "out"]
     done, seconds = _signalled_run(
-        args, signal.SIGINT, tmp_path, when=lambda _: _started(tmp_path / "state"), env={OWNER: owner}
+        args, signum, tmp_path, when=lambda _: _started(tmp_path / "state"), env={OWNER: owner}
     )
     output = done.stdout + done.stderr
-    assert done.returncode == 130, output
+    assert done.returncode == code, output
     assert seconds < STOPPED_AT_ONCE_SECONDS, f"{seconds:.1f} s: it waited for the hung call"
     assert "Traceback" not in output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["verdict"] == "INTERRUPTED"

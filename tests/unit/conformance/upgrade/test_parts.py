@@ -132,6 +132,10 @@ class _Failing:
 class _Engine:
     def __init__(self, reachable: bool) -> None:
         self.reachable = reachable
+        self.abandoned = False  # the kit has not given up on it (a call past its deadline would)
+
+    def abandon(self, why: str = "") -> None:
+        self.abandoned = True
 
     def check_reachable(self) -> None:
         if not self.reachable:
