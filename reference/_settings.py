@@ -41,6 +41,7 @@ SETTING_KEYS: dict[str, str] = {
     "rag.highly-relevant-threshold": "highly_relevant_threshold",
     "rag.reference-threshold": "reference_threshold",
     "rag.excerpt-max-chars": "excerpt_max_chars",
+    "milvus.deadline-seconds": "deadline_seconds",
 }
 _KEY_OF = {attr: key for key, attr in SETTING_KEYS.items()}
 
@@ -59,6 +60,9 @@ class Settings(BaseModel):
     highly_relevant_threshold: float = 0.75
     reference_threshold: float = 0.5
     excerpt_max_chars: int = 800
+    # Not the spec's: how long the reference's store lets any one engine call take. An interactive
+    # agent would rather hear "the engine did not answer" after a few seconds than wait for ever.
+    deadline_seconds: float = 10.0
 
     @field_validator(
         "rrf_k",
@@ -69,6 +73,7 @@ class Settings(BaseModel):
         "highly_relevant_threshold",
         "reference_threshold",
         "excerpt_max_chars",
+        "deadline_seconds",
         mode="before",
     )
     @classmethod
@@ -84,6 +89,11 @@ class Settings(BaseModel):
             raise InvalidMaxL2DistanceError(
                 _KEY_OF["max_l2_distance"],
                 f"is {self.max_l2_distance}; it must be a finite number above 0 (2.0 for unit vectors)",
+            )
+        if not (math.isfinite(self.deadline_seconds) and self.deadline_seconds > 0):
+            raise InvalidSettingError(
+                _KEY_OF["deadline_seconds"],
+                f"is {self.deadline_seconds}; it must be a finite number of seconds above 0 (default 10)",
             )
         for attr in ("highly_relevant_threshold", "reference_threshold"):
             value = getattr(self, attr)

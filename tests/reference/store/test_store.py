@@ -144,9 +144,9 @@ def _rrf_oracle(
         anns_field="sparse",
         limit=k,
         search_params={"metric_type": "BM25"},
-        output_fields=["doc_id"],
+        output_fields=["doc_id", "chunk_index"],
     )[0]
-    bm25 = [hit["evidence_key"] for hit in bm25_hits]
+    bm25 = [f"{hit['entity']['doc_id']}#{hit['entity']['chunk_index']}" for hit in bm25_hits]
     fused: Counter[str] = Counter()
     for ranking in (dense, bm25):
         for rank, key in enumerate(ranking, start=1):

@@ -91,13 +91,16 @@ class FakeEngine:
         self.calls.append("drop_collection")
         self.collections.pop(name, None)
 
-    def upsert(self, name: str, rows: list[dict[str, Any]], **_: Any) -> None:
+    def insert(self, name: str, rows: list[dict[str, Any]], **_: Any) -> None:
         self.rows.extend(rows)
+
+    def delete(self, name: str, *, filter: str, **_: Any) -> None:
+        self.calls.append("delete")  # the commit of an ingest: no older generation is stored here
 
     def _hits(self) -> list[list[dict[str, Any]]]:
         return [
             [
-                {"id": r["evidence_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}}
+                {"id": r["row_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}}
                 for r in self.rows
             ]
         ]
@@ -212,5 +215,5 @@ def test_a_chunk_cannot_carry_the_sentinel(field: str) -> None:
 
 
 def test_a_category_filter_never_matches_the_sentinel() -> None:
-    assert category_filter(ABSENT) == category_filter(f"x{ABSENT}") == 'evidence_key == ""'
+    assert category_filter(ABSENT) == category_filter(f"x{ABSENT}") == 'row_key == ""'
     assert category_filter("news") == 'category == "news"'
