@@ -99,10 +99,7 @@ class FakeEngine:
 
     def _hits(self) -> list[list[dict[str, Any]]]:
         return [
-            [
-                {"id": r["row_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}}
-                for r in self.rows
-            ]
+            [{"id": r["row_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}} for r in self.rows]
         ]
 
     def search(self, *_: Any, **__: Any) -> list[list[dict[str, Any]]]:
