@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable
 from typing import Any
@@ -71,9 +72,16 @@ class engine_errors:  # noqa: N801 - used as a context manager, named like one m
             ) from exc
         if not isinstance(exc, MilvusException | grpc.RpcError | ConnectionError | OSError):
             return  # a bug, not an engine failure: keep its type and traceback
+        reason = scrub(describe(exc), self.secrets)
+        if _disk_full(exc, reason):
+            raise StoreError(
+                f"Milvus could not {what} (collection {collection!r}): the disk where the engine keeps its "
+                "data is full (no space left on device); free space there, then run the same ingest again "
+                "(the documents it did not commit still answer from their old version)"
+            ) from None  # the engine's traceback says nothing more
         raise StoreError(
             f"Milvus could not {what} (collection {collection!r}): "
-            f"{scrub(describe(exc), self.secrets)}; check that the engine is up and the collection "
+            f"{reason}; check that the engine is up and the collection "
             "was created by this store"
         ) from exc
 
@@ -87,6 +95,10 @@ def _timed_out(exc: BaseException) -> bool:
         return True
     message = describe(exc).lower()
     return "deadline exceeded" in message or ("timeout" in message and "wait for" in message)
+
+
+def _disk_full(exc: BaseException, reason: str) -> bool:
+    return getattr(exc, "errno", None) == errno.ENOSPC or "no space left on device" in reason.lower()
 
 
 def not_loaded(exc: BaseException | None) -> bool:
