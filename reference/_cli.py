@@ -118,11 +118,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = commands.add_parser("ingest", help="upsert chunks from a JSON Lines file")
+    ingest = commands.add_parser("ingest", help="replace the documents of a JSON Lines file, whole")
     source = ingest.add_mutually_exclusive_group(required=True)
     source.add_argument("file", nargs="?", help="one chunk per line: docId, chunkIndex, text[, vector, ...]")
     source.add_argument("--sample", action="store_true", help="ingest the bundled 32-chunk sample")
-    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per upsert (%(default)s)")
+    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per write (%(default)s)")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     ingest.set_defaults(run=_ingest)
 
