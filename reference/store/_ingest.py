@@ -235,7 +235,9 @@ def _with_vectors(
     out: list[tuple[Chunk, Sequence[float]]] = []
     for chunk in chunks:
         vector = chunk.vector if chunk.vector is not None else next(made)
-        _check_dim(chunk.evidence_key, vector, dim)  # the embedder's output too
+        if chunk.vector is None:  # the embedder's output: checked as a given vector is by Chunk
+            _check_dim(chunk.evidence_key, vector, dim)
+            _check_float32(f"chunk {chunk.evidence_key}", vector)
         out.append((chunk, vector))
     return out
 
@@ -246,7 +248,6 @@ def _check_dim(key: str, vector: Sequence[float], dim: int) -> None:
             f"chunk {key} has a vector of dimension {len(vector)}, the collection expects {dim}; "
             f"re-embed it with a {dim}-dimensional model"
         )
-    _check_float32(f"chunk {key}", vector)
 
 
 def _check_float32(who: str, vector: Sequence[float]) -> None:
