@@ -1,9 +1,13 @@
 """The reference knowledge store on Milvus: one collection, dense and BM25 fields, one search per query.
 
 The schema is described in :mod:`reference.store._schema`. Consistency level is ``Strong`` so a search
-right after an ingest sees it. What the engine supports (nullable fields, BM25) is found out once, when
-the store creates or first opens its collection (:mod:`reference.store._features`), and decides the schema and
-whether hybrid mode is available; replies are the same on every engine that can serve them.
+right after an ingest sees it. Writes (a document replaced whole, or deleted) are in
+:mod:`reference.store._writes`. Every engine call has the deadline ``milvus.deadline-seconds``, and a
+failed call makes the next one check and load the collection, so a store outlives its engine's restart.
+
+What the engine supports (nullable fields, BM25) is found out once, when the store creates or first
+opens its collection (:mod:`reference.store._features`), and decides the schema and whether hybrid
+mode is available; replies are the same on every engine that can serve them.
 
 pymilvus is imported lazily: the pure post-processing core of :mod:`reference` must not pay for (or
 require) the Milvus client.
@@ -283,7 +287,9 @@ class MilvusKnowledgeStore:
           sub-request is then left out rather than sent empty (engines differ on empty BM25 queries), and
           the result is RRF over the dense list alone, still labelled ``hybrid``.
 
-        ``category`` restricts hits to chunks whose category equals it exactly.
+        ``category`` restricts hits to chunks whose category equals it exactly. While an ingest replaces
+        a document, its hits of the newer generation are left out of the reply if any of the older one
+        are in it (ranks renumbered): no reply mixes two versions of a document.
 
         Hybrid mode on an engine without BM25 (Milvus 2.3) raises :class:`EngineFeatureError` naming
         the missing feature, before asking the engine anything; dense mode works on every engine.
