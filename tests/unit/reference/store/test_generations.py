@@ -58,3 +58,15 @@ def test_quoted_escapes_what_would_end_the_literal(value: str, literal: str) -> 
 def test_doc_filter_names_the_documents_and_spares_the_new_generation() -> None:
     assert doc_filter(["a", 'b"']) == 'doc_id in ["a", "b\\""]'
     assert doc_filter(["a"], except_generation=42) == 'doc_id in ["a"] and generation != 42'
+
+
+def test_commit_groups_hold_every_document_once_within_both_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reference.store import _writes
+
+    monkeypatch.setattr(_writes, "_COMMIT_GROUP", 3)
+    monkeypatch.setattr(_writes, "_COMMIT_BYTES", 40)
+    docs = ["a", "b", "c", "d", "x" * 30, "e", "é" * 20]
+    groups = list(_writes._groups(docs))
+    assert [d for g in groups for d in g] == docs
+    # three documents at most; 40 bytes at most (a docId costs its UTF-8 bytes and 4), unless alone
+    assert groups == [["a", "b", "c"], ["d", "x" * 30], ["e"], ["é" * 20]]
