@@ -67,7 +67,7 @@ def test_a_frozen_engine_makes_a_lookup_time_out_within_the_deadline(
             store.ingest(version("alpha", 2, 2))
     finally:
         server.thaw()
-    assert DEADLINE <= waited < DEADLINE + stretched(2.0), waited
+    assert 0.9 * DEADLINE <= waited < DEADLINE + stretched(2.0), waited  # grpc times the deadline itself
     assert info.value.deadline_seconds == DEADLINE
     assert "hybrid search" in info.value.operation
     assert "milvus.deadline-seconds" in str(info.value)
