@@ -259,7 +259,9 @@ class MilvusKnowledgeStore:
         return _writes.ingest(self, chunks, batch_size=batch_size, progress=progress, embedder=embedder)
 
     def delete_document(self, doc_id: str) -> int:
-        """Remove every chunk of document ``doc_id``; returns how many were removed (0: none stored)."""
+        """Remove every chunk of document ``doc_id``; returns how many rows were removed (0: none stored).
+
+        A document a killed ingest left in two generations counts the rows of both."""
         return _writes.delete_document(self, doc_id)
 
     # -- search -----------------------------------------------------------------------------------
