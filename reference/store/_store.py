@@ -97,6 +97,7 @@ class MilvusKnowledgeStore:
         self.index_type: IndexType = index_type
         self._owns_client = False
         self._ready = False
+        self._fresh = False  # this store created the collection and has written nothing to it since
         self._features: EngineFeatures | None = None
         self._absent: str | None = None  # what an absent category/sourceType is stored as
         self._secrets: tuple[str, ...] = ()  # scrubbed from any engine message we pass on
@@ -178,6 +179,7 @@ class MilvusKnowledgeStore:
             self._features = create(self)
         self._absent = None if self._features.nullable else ABSENT
         self._ready = True
+        self._fresh = not existed
         return not existed
 
     def _require_collection(self) -> None:
@@ -210,8 +212,12 @@ class MilvusKnowledgeStore:
             return bool(self.client.has_collection(self.collection, timeout=self.deadline_seconds))
 
     def _open_for_writes(self) -> bool:
-        """Open the collection for an ingest; ``True`` when it was created just now (so it is empty)."""
-        return False if self._ready else self._open()
+        """Open the collection for an ingest; ``True`` when this store created it and has written
+        nothing to it since (so no document in it has an older generation to delete)."""
+        if not self._ready:
+            self._open()
+        fresh, self._fresh = self._fresh, False
+        return fresh
 
     def drop(self) -> None:
         """Drop the collection and everything in it; a missing collection is not an error."""

@@ -97,7 +97,7 @@ def ingest(
     except Exception:
         _discard(store, generation)
         raise
-    if not created:  # a collection made by this ingest holds no other generation
+    if not created:  # a collection this store just made holds no other generation
         _commit(store, list(documents), generation)
     return written
 
