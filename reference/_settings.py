@@ -64,6 +64,15 @@ class Settings(BaseModel):
     # agent would rather hear "the engine did not answer" after a few seconds than wait for ever.
     deadline_seconds: float = 10.0
 
+    def __init__(self, **data: Any) -> None:
+        # Built by hand (Settings(return_n="five")), a bad value is the reference's error, not pydantic's.
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            attr = str(err["loc"][0]) if err["loc"] else ""
+            raise _SettingTypeError(_KEY_OF.get(attr, attr), err["msg"]) from None
+
     @field_validator(
         "rrf_k",
         "retrieve_k",
@@ -128,10 +137,8 @@ class Settings(BaseModel):
             )
         try:
             return cls(**{SETTING_KEYS[key]: value for key, value in flat.items()})
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            attr = str(err["loc"][0]) if err["loc"] else ""
-            raise InvalidSettingError(_KEY_OF.get(attr, attr), f"{err['msg']} (in {source})") from None
+        except _SettingTypeError as exc:
+            raise InvalidSettingError(exc.key, f"{exc.reason} (in {source})") from None
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Settings:
@@ -171,6 +178,14 @@ class Settings(BaseModel):
     def as_dotted(self) -> dict[str, Any]:
         """The settings under their dotted keys."""
         return {key: getattr(self, attr) for key, attr in SETTING_KEYS.items()}
+
+
+class _SettingTypeError(InvalidSettingError):
+    """A value of the wrong type; :meth:`Settings.from_mapping` adds where it came from."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(key, reason)
 
 
 def env_name(key: str) -> str:

@@ -265,3 +265,20 @@ def test_settings_are_frozen():
     settings = Settings()
     with pytest.raises(ValidationError):
         settings.return_n = 10  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("values", "key"),
+    [
+        ({"return_n": "five"}, "rag.return-n"),
+        ({"deadline_seconds": "soon"}, "milvus.deadline-seconds"),
+        ({"search_mode": "sparse"}, "retrieval.search.mode"),
+        ({"boost": 1}, "boost"),
+    ],
+)
+def test_settings_built_by_hand_refuse_a_wrong_value_with_the_reference_s_error(values, key):
+    with pytest.raises(InvalidSettingError) as info:
+        Settings(**values)
+    assert not isinstance(info.value, ValidationError)
+    assert info.value.key == key
+    assert key in str(info.value)
