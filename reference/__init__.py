@@ -27,6 +27,7 @@ from ._embed import (
 from ._errors import (
     EmptyIngestError,
     EngineFeatureError,
+    EngineTimeoutError,
     IngestError,
     InvalidCandidateError,
     InvalidEvidenceIdError,
@@ -93,6 +94,7 @@ __all__ = [
     "EmptyIngestError",
     "EngineFeatureError",
     "EngineFeatures",
+    "EngineTimeoutError",
     "EvalQuery",
     "EvalRun",
     "EvalSet",

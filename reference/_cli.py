@@ -5,6 +5,7 @@ Examples::
     rag-reference ingest --sample
     rag-reference query "how do I reset my password" --category account
     rag-reference --uri http://localhost:19530 query "refund time" --mode dense --json
+    rag-reference delete faq-7
 
 The URI comes from ``--uri``, else ``MILVUS_URI``, else the Milvus Lite file ``./rag-reference.db``.
 The token is read from ``MILVUS_TOKEN`` only, so it never shows up in shell history or ``ps``.
@@ -16,12 +17,17 @@ stderr which one it uses. Ingest and query a collection with the same embedder.
 ``evaluate`` and ``calibrate`` run a labelled query set (the bundled one by default) on a throw-away
 collection and write JSON, Markdown and PNG reports; see ``docs/evaluation.md``.
 
+Ingesting a file replaces every document in it whole (all of a document's chunks belong in one file);
+``delete`` removes one document. Stored text is printed with control characters escaped. See
+``docs/deploying-the-reference.md``.
+
 Exit codes: 0 success, 2 an error the message explains (bad input, unreachable engine), 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -48,6 +54,10 @@ DEFAULT_DIM = 384  # of the hashing embedder; the wordllama model has 256
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
     args = _parser().parse_args(argv)
+    # pymilvus configures its loggers when it is first imported, resetting any level set before: import
+    # it now, so the levels set below hold for the whole command.
+    with contextlib.suppress(ImportError):
+        import pymilvus  # noqa: F401
     # pymilvus logs every failed RPC with a traceback at ERROR level; the CLI reports errors itself.
     # Embedded Milvus Lite logs its start and stop at INFO (faiss, milvus_lite), and its gRPC server
     # logs a traceback for every RPC it does not implement (AllocTimestamp, asked by pymilvus): noise
@@ -57,8 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, level in quiet.items():
         logging.getLogger(name).setLevel(level)
     # Not restored: Lite logs its server stop when the interpreter exits, after main() has returned.
-    for name in ("faiss", "milvus_lite"):
-        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger(name).level))
+    logging.getLogger("faiss").setLevel(max(logging.WARNING, logging.getLogger("faiss").level))
+    # Milvus Lite serves a .db file from inside this process and logs a traceback for every request it
+    # fails (five for one ingest on a full disk); the command says what failed in one line.
+    logging.getLogger("milvus_lite").setLevel(logging.CRITICAL)
     try:
         code: int = args.run(args)
         return code
@@ -106,11 +118,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = commands.add_parser("ingest", help="upsert chunks from a JSON Lines file")
+    ingest = commands.add_parser("ingest", help="replace the documents of a JSON Lines file, whole")
     source = ingest.add_mutually_exclusive_group(required=True)
     source.add_argument("file", nargs="?", help="one chunk per line: docId, chunkIndex, text[, vector, ...]")
     source.add_argument("--sample", action="store_true", help="ingest the bundled 32-chunk sample")
-    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per upsert (%(default)s)")
+    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per write (%(default)s)")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     ingest.set_defaults(run=_ingest)
 
@@ -121,6 +133,10 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--settings", help="settings file (.toml, .yaml, .json); env overrides apply")
     query.add_argument("--json", action="store_true", help="print the LookupResult as JSON")
     query.set_defaults(run=_query)
+
+    delete = commands.add_parser("delete", help="remove every chunk of one document")
+    delete.add_argument("doc_id", metavar="DOC_ID", help="the document's docId")
+    delete.set_defaults(run=_delete)
 
     drop = commands.add_parser("drop", help="drop the collection")
     drop.set_defaults(run=_drop)
@@ -203,6 +219,18 @@ def _query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _delete(args: argparse.Namespace) -> int:
+    # Deleting reads no vectors either: no model is loaded for it.
+    with _connect(args, args.dim or DEFAULT_DIM) as store:
+        removed = store.delete_document(args.doc_id)
+    where = f"{args.collection!r} at {redact_uri(_uri(args))}"
+    if removed:
+        print(f"deleted document {shown(args.doc_id)} ({removed} chunks) from {where}")
+    else:
+        print(f"no document {shown(args.doc_id)} in {where}; nothing deleted")
+    return 0
+
+
 def _drop(args: argparse.Namespace) -> int:
     # Dropping reads no vectors: the dimension is irrelevant, so no model is loaded for it.
     with _connect(args, args.dim or DEFAULT_DIM) as store:
@@ -215,7 +243,7 @@ def _print_result(result: LookupResult, *, query: str, mode: str, out: TextIO) -
     res = result.result
     retry = "yes, the category-filtered result was low quality" if result.retried else "no"
     top = "-" if res.top_quality_score is None else f"{res.top_quality_score:.3f}"
-    print(f"query: {query!r}  mode: {mode}  path: {result.path}  retry ran: {retry}", file=out)
+    print(f"query: {shown(query)}  mode: {mode}  path: {result.path}  retry ran: {retry}", file=out)
     print(
         f"relevance: {res.relevance_level.value}  top qualityScore: {top}  "
         f"low quality: {'yes' if res.is_low_quality else 'no'}  completeness: {res.completeness.value}",
@@ -237,12 +265,20 @@ def _print_result(result: LookupResult, *, query: str, mode: str, out: TextIO) -
         dense = "-" if block.dense_distance is None else f"{block.dense_distance:.4f}"
         score = "-" if block.score is None else f"{block.score:.6f}"
         print(
-            f"{block.original_rank:>12}  {block.evidence_key:<28} {block.score_label:<10} {score:>10} "
+            f"{block.original_rank:>12}  {shown(block.evidence_key, quote=False):<28} "
+            f"{shown(block.score_label, quote=False):<10} {score:>10} "
             f"{dense:>13} {block.quality_score:>12.3f}  {', '.join(block.hit_reasons)}",
             file=out,
         )
         excerpt = block.excerpt if len(block.excerpt) <= 100 else block.excerpt[:97] + "..."
-        print(f"{'':>14}{excerpt}", file=out)
+        print(f"{'':>14}{shown(excerpt, quote=False)}", file=out)
+
+
+def shown(text: str, *, quote: bool = True) -> str:
+    """``text`` safe for a terminal: control characters (escape sequences, carriage returns, C1 codes,
+    bidirectional overrides) and lone surrogates written as Python escapes, the rest as it is."""
+    safe = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return f"'{safe}'" if quote else safe
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "EmptyIngestError",
     "EngineFeatureError",
+    "EngineTimeoutError",
     "IngestError",
     "InvalidCandidateError",
     "InvalidEvidenceIdError",
@@ -104,6 +105,19 @@ class EngineFeatureError(StoreError):
     def __init__(self, message: str, *, feature: str, engine_version: str | None = None) -> None:
         self.feature = feature
         self.engine_version = engine_version
+        super().__init__(message)
+
+
+class EngineTimeoutError(StoreError):
+    """The engine did not answer one call within the store's deadline (``milvus.deadline-seconds``).
+
+    ``operation`` says what the store was doing, ``deadline_seconds`` how long it waited. The engine may
+    be frozen, overloaded or restarting; the store is still usable, and its next call tries again.
+    """
+
+    def __init__(self, message: str, *, operation: str, deadline_seconds: float) -> None:
+        self.operation = operation
+        self.deadline_seconds = deadline_seconds
         super().__init__(message)
 
 

@@ -41,6 +41,7 @@ SETTING_KEYS: dict[str, str] = {
     "rag.highly-relevant-threshold": "highly_relevant_threshold",
     "rag.reference-threshold": "reference_threshold",
     "rag.excerpt-max-chars": "excerpt_max_chars",
+    "milvus.deadline-seconds": "deadline_seconds",
 }
 _KEY_OF = {attr: key for key, attr in SETTING_KEYS.items()}
 
@@ -59,6 +60,18 @@ class Settings(BaseModel):
     highly_relevant_threshold: float = 0.75
     reference_threshold: float = 0.5
     excerpt_max_chars: int = 800
+    # Not the spec's: how long the reference's store lets any one engine call take. An interactive
+    # agent would rather hear "the engine did not answer" after a few seconds than wait for ever.
+    deadline_seconds: float = 10.0
+
+    def __init__(self, **data: Any) -> None:
+        # Built by hand (Settings(return_n="five")), a bad value is the reference's error, not pydantic's.
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            attr = str(err["loc"][0]) if err["loc"] else ""
+            raise _SettingTypeError(_KEY_OF.get(attr, attr), err["msg"]) from None
 
     @field_validator(
         "rrf_k",
@@ -69,6 +82,7 @@ class Settings(BaseModel):
         "highly_relevant_threshold",
         "reference_threshold",
         "excerpt_max_chars",
+        "deadline_seconds",
         mode="before",
     )
     @classmethod
@@ -84,6 +98,11 @@ class Settings(BaseModel):
             raise InvalidMaxL2DistanceError(
                 _KEY_OF["max_l2_distance"],
                 f"is {self.max_l2_distance}; it must be a finite number above 0 (2.0 for unit vectors)",
+            )
+        if not (math.isfinite(self.deadline_seconds) and self.deadline_seconds > 0):
+            raise InvalidSettingError(
+                _KEY_OF["deadline_seconds"],
+                f"is {self.deadline_seconds}; it must be a finite number of seconds above 0 (default 10)",
             )
         for attr in ("highly_relevant_threshold", "reference_threshold"):
             value = getattr(self, attr)
@@ -118,10 +137,8 @@ class Settings(BaseModel):
             )
         try:
             return cls(**{SETTING_KEYS[key]: value for key, value in flat.items()})
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            attr = str(err["loc"][0]) if err["loc"] else ""
-            raise InvalidSettingError(_KEY_OF.get(attr, attr), f"{err['msg']} (in {source})") from None
+        except _SettingTypeError as exc:
+            raise InvalidSettingError(exc.key, f"{exc.reason} (in {source})") from None
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Settings:
@@ -161,6 +178,14 @@ class Settings(BaseModel):
     def as_dotted(self) -> dict[str, Any]:
         """The settings under their dotted keys."""
         return {key: getattr(self, attr) for key, attr in SETTING_KEYS.items()}
+
+
+class _SettingTypeError(InvalidSettingError):
+    """A value of the wrong type; :meth:`Settings.from_mapping` adds where it came from."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(key, reason)
 
 
 def env_name(key: str) -> str:

@@ -1,7 +1,12 @@
 """The reference's Milvus store: one engine search per query, dense or hybrid.
 
-- ``_store``: :class:`MilvusKnowledgeStore`: connect, ingest, search (dense ANN, or dense + BM25 fused by
-  RRF in one ``hybrid_search``), drop.
+- ``_store``: :class:`MilvusKnowledgeStore`: connect, ingest, delete a document, search (dense ANN, or
+  dense + BM25 fused by RRF in one ``hybrid_search``), drop; a deadline on every engine call, and
+  recovery from an engine restart.
+- ``_writes``: a document is the unit of change: check every chunk, write a new generation, then delete
+  the older ones; ``delete_document``.
+- ``_collection``: creating the collection (the richest schema the engine keeps), checking one that
+  exists.
 - ``_schema``: the collection's fields, the BM25 Function, the category filter.
 - ``_features``: what the engine accepts (nullable fields, BM25, hybrid search), found when the
   collection is made, and the smaller schemas for engines that lack a part.

@@ -80,11 +80,11 @@ class EngineFeatures:
             )
 
 
-def server_version(client: Any) -> str | None:
+def server_version(client: Any, deadline: float | None = None) -> str | None:
     """``GetVersion``'s answer, or ``None`` where the engine does not implement it (Lite 2.5.1)."""
     with quiet_refusals():
         try:
-            return str(client.get_server_version()) or None
+            return str(client.get_server_version(timeout=deadline)) or None
         except Exception:  # UNIMPLEMENTED, or an engine that answers nothing useful: no version
             return None
 

@@ -10,9 +10,39 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from .._models import Candidate
-from ._schema import ABSENT, CATEGORY_FIELD, DENSE_FIELD, DOC_FIELD, INDEX_FIELD, SOURCE_FIELD, TEXT_FIELD
+from ._schema import (
+    ABSENT,
+    CATEGORY_FIELD,
+    DENSE_FIELD,
+    DOC_FIELD,
+    GEN_FIELD,
+    INDEX_FIELD,
+    SOURCE_FIELD,
+    TEXT_FIELD,
+)
 
-__all__ = ["candidates", "hybrid_hits"]
+__all__ = ["candidates", "current_rows", "hybrid_hits"]
+
+
+def current_rows(entities: list[dict[str, Any]]) -> list[int] | None:
+    """Which hits to keep when a document is stored in two generations: ``None`` to keep them all (the
+    usual case), else the indexes of the hits whose generation is the oldest seen for their document.
+
+    An ingest writes the new version of a document before it deletes the old one; until that deletion
+    (the commit), the old version is the one a reply answers from, and a reply never mixes the two.
+    """
+    oldest: dict[str, int] = {}
+    mixed = False
+    for entity in entities:
+        doc, generation = entity[DOC_FIELD], entity[GEN_FIELD]
+        seen = oldest.setdefault(doc, generation)
+        if generation != seen:
+            mixed = True
+            if generation < seen:
+                oldest[doc] = generation
+    if not mixed:
+        return None
+    return [i for i, entity in enumerate(entities) if entity[GEN_FIELD] == oldest[entity[DOC_FIELD]]]
 
 
 def _present(value: Any) -> Any:

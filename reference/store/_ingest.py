@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
 from pydantic import ValidationError, model_validator
 
 from .._embed import Embedder
@@ -58,12 +59,31 @@ class Chunk(_Model):
 
     @property
     def evidence_key(self) -> str:
-        """``docId#chunkIndex``: the store's primary key, so re-ingesting a chunk replaces it."""
+        """``docId#chunkIndex``: the chunk's identity (an ingest replaces its document's chunks whole)."""
         return evidence_key(self.doc_id, self.chunk_index)
+
+    def __init__(self, **data: Any) -> None:
+        # Built by hand (Chunk(doc_id=...)), a bad field is the reference's error, not pydantic's.
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise IngestError(f"chunk {_named(data)}: {_explain(exc)}") from None
 
     @model_validator(mode="after")
     def _check(self) -> Chunk:
         who = f"chunk {self.doc_id!r}#{self.chunk_index}"
+        for name, value in (
+            ("docId", self.doc_id),
+            ("text", self.text),
+            ("category", self.category),
+            ("sourceType", self.source_type),
+        ):
+            if value is not None and not _utf8(value):
+                at = next(i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF)
+                raise IngestError(
+                    f"{who}: {name} holds a lone surrogate ({value[at]!r} at character {at}), which is no "
+                    "text the engine can store; decode the source as UTF-8 (errors='replace') or remove it"
+                )
         if not self.doc_id:
             raise IngestError(f"{who}: docId is empty; every chunk needs its document id")
         if self.chunk_index < 0:
@@ -87,6 +107,7 @@ class Chunk(_Model):
                 raise VectorDimensionError(f"{who}: vector is empty; leave it out to have the text embedded")
             if not all(math.isfinite(x) for x in self.vector):
                 raise IngestError(f"{who}: vector holds NaN or infinity; every component must be finite")
+            _check_float32(who, self.vector)
         return self
 
 
@@ -185,7 +206,7 @@ def vector_batches(
     seen: set[str] = set()
     pending: list[Chunk] = []
     for item in chunks:
-        chunk = item if isinstance(item, Chunk) else Chunk.model_validate(item)
+        chunk = item if isinstance(item, Chunk) else _chunk(item, count=len(seen) + 1)
         key = chunk.evidence_key
         if key in seen:
             # Within one ingest a repeated key is ambiguous (which text wins?), so refuse it.
@@ -214,7 +235,9 @@ def _with_vectors(
     out: list[tuple[Chunk, Sequence[float]]] = []
     for chunk in chunks:
         vector = chunk.vector if chunk.vector is not None else next(made)
-        _check_dim(chunk.evidence_key, vector, dim)  # the embedder's output too
+        if chunk.vector is None:  # the embedder's output: checked as a given vector is by Chunk
+            _check_dim(chunk.evidence_key, vector, dim)
+            _check_float32(f"chunk {chunk.evidence_key}", vector)
         out.append((chunk, vector))
     return out
 
@@ -225,6 +248,51 @@ def _check_dim(key: str, vector: Sequence[float], dim: int) -> None:
             f"chunk {key} has a vector of dimension {len(vector)}, the collection expects {dim}; "
             f"re-embed it with a {dim}-dimensional model"
         )
+
+
+def _check_float32(who: str, vector: Sequence[float]) -> None:
+    """Every component finite once stored as float32, as the engine stores it (1e39 is not)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = np.asarray(vector, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise IngestError(f"{who}: vector holds something that is not a number") from None
+    if values.ndim != 1:
+        raise IngestError(f"{who}: vector must be a flat list of numbers")
+    if not np.isfinite(values).all():
+        bad = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise IngestError(
+            f"{who}: vector component {bad} is {vector[bad]!r}, which is not finite as a float32 (the "
+            f"engine stores float32, whose largest value is {float(np.finfo(np.float32).max):.6g}); "
+            "normalize the vector or re-embed the text"
+        )
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _chunk(item: Any, *, count: int) -> Chunk:
+    """An ingest's item as a chunk: a :class:`Chunk`, or a mapping of its fields."""
+    if not isinstance(item, Mapping):
+        raise IngestError(
+            f"item {count} of the input is a {type(item).__name__}, not a chunk; pass Chunk values or "
+            "mappings with docId, chunkIndex and text"
+        )
+    try:
+        return Chunk.model_validate(item)
+    except ValidationError as exc:
+        raise IngestError(f"chunk {_named(item)} (item {count} of the input): {_explain(exc)}") from None
+
+
+def _named(data: Mapping[str, Any]) -> str:
+    doc = data.get("docId", data.get("doc_id"))
+    index = data.get("chunkIndex", data.get("chunk_index"))
+    return f"{doc!r}#{index}"
 
 
 def sample_path() -> Path:

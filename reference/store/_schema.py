@@ -5,9 +5,10 @@ Schema (created by :meth:`MilvusKnowledgeStore.ensure_collection`):
 ==============  =====================  ==============================================================
 field           type                   notes
 ==============  =====================  ==============================================================
-evidence_key    VARCHAR, primary key   ``docId#chunkIndex``; upsert on it makes re-ingesting idempotent
+row_key         VARCHAR, primary key   ``docId#chunkIndex@generation``: one row per chunk and version
 doc_id          VARCHAR
 chunk_index     INT64
+generation      INT64                  the ingest that wrote the row (its start, in ns since the epoch)
 text            VARCHAR                ``enable_analyzer``, ``standard`` analyzer, input of BM25
 dense           FLOAT_VECTOR(dim)      index FLAT (default) or HNSW, metric L2 (squared Euclidean)
 sparse          SPARSE_FLOAT_VECTOR    output of a BM25 ``Function`` on ``text``; SPARSE_INVERTED_INDEX
@@ -23,6 +24,12 @@ Two smaller variants serve engines that lack a feature (see :mod:`reference.stor
   never reaches a reply, and :func:`category_filter` never matches it.
 - **without BM25** (Milvus 2.3): no ``sparse`` field, no Function, ``text`` without an analyzer. Dense
   mode works unchanged; hybrid mode raises :class:`~reference.EngineFeatureError`.
+
+A document is the unit of change (:mod:`reference.store._writes`): an ingest writes a document's chunks
+under a new ``generation`` and then deletes the document's rows of every other generation. While two
+generations of a document are stored, a search keeps, per document, only the hits of the OLDEST one it
+sees (:func:`reference.store._hits.current_rows`): the old version stays the answer until its
+deletion commits the new one, and no reply ever mixes the two.
 
 pymilvus is imported lazily: the pure post-processing core of :mod:`reference` must not pay for (or
 require) the Milvus client.
@@ -46,12 +53,15 @@ __all__ = [
     "category_filter",
     "check_fields",
     "collection_features",
+    "doc_filter",
+    "quoted",
 ]
 
-KEY_FIELD, DOC_FIELD, INDEX_FIELD, TEXT_FIELD = "evidence_key", "doc_id", "chunk_index", "text"
+KEY_FIELD, DOC_FIELD, INDEX_FIELD, TEXT_FIELD = "row_key", "doc_id", "chunk_index", "text"
+GEN_FIELD = "generation"
 DENSE_FIELD, SPARSE_FIELD, CATEGORY_FIELD, SOURCE_FIELD = "dense", "sparse", "category", "source_type"
 # Explicit output fields: Lite returns every field without them, the server only the key.
-OUTPUT_FIELDS = [DOC_FIELD, INDEX_FIELD, TEXT_FIELD, CATEGORY_FIELD, SOURCE_FIELD]
+OUTPUT_FIELDS = [DOC_FIELD, INDEX_FIELD, TEXT_FIELD, CATEGORY_FIELD, SOURCE_FIELD, GEN_FIELD]
 _BM25_FUNCTION = "text_bm25"
 # An absent category or sourceType on an engine without nullable fields; see the module docstring.
 ABSENT = "\x00"
@@ -62,6 +72,7 @@ FIELDS = (
     KEY_FIELD,
     DOC_FIELD,
     INDEX_FIELD,
+    GEN_FIELD,
     TEXT_FIELD,
     DENSE_FIELD,
     SPARSE_FIELD,
@@ -77,9 +88,21 @@ def category_filter(category: str) -> str:
     nullable fields :data:`ABSENT` (a NUL) marks chunks that have no category at all.
     """
     if "\x00" in category:
-        return f'{KEY_FIELD} == ""'  # every key is "docId#chunkIndex", never empty: matches nothing
-    escaped = category.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-    return f'{CATEGORY_FIELD} == "{escaped}"'
+        return f'{KEY_FIELD} == ""'  # every key is "docId#chunkIndex@generation", never empty
+    return f"{CATEGORY_FIELD} == {quoted(category)}"
+
+
+def quoted(value: str) -> str:
+    """``value`` as a string literal of Milvus's boolean expressions: backslashes, double quotes and line
+    breaks escaped."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{escaped}"'
+
+
+def doc_filter(doc_ids: list[str], *, except_generation: int | None = None) -> str:
+    """Rows of these documents, all of them or those of every generation but ``except_generation``."""
+    expr = f"{DOC_FIELD} in [{', '.join(quoted(d) for d in doc_ids)}]"
+    return expr if except_generation is None else f"{expr} and {GEN_FIELD} != {int(except_generation)}"
 
 
 def build_schema(
@@ -89,9 +112,11 @@ def build_schema(
     from pymilvus import DataType, Function, FunctionType
 
     schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field(KEY_FIELD, DataType.VARCHAR, is_primary=True, max_length=MAX_DOC_ID_BYTES + 24)
+    # docId, "#", chunkIndex and "@", generation: two INT64s of at most 20 characters each.
+    schema.add_field(KEY_FIELD, DataType.VARCHAR, is_primary=True, max_length=MAX_DOC_ID_BYTES + 48)
     schema.add_field(DOC_FIELD, DataType.VARCHAR, max_length=MAX_DOC_ID_BYTES)
     schema.add_field(INDEX_FIELD, DataType.INT64)
+    schema.add_field(GEN_FIELD, DataType.INT64)
     analyzer = {"enable_analyzer": True, "analyzer_params": {"type": "standard"}} if bm25 else {}
     schema.add_field(TEXT_FIELD, DataType.VARCHAR, max_length=MAX_TEXT_BYTES, **analyzer)
     schema.add_field(DENSE_FIELD, DataType.FLOAT_VECTOR, dim=dim)
@@ -136,7 +161,8 @@ def check_fields(info: dict[str, Any], collection: str, dim: int) -> None:
     if missing:
         raise StoreError(
             f"collection {collection!r} exists but lacks the fields {', '.join(missing)}: it was "
-            "not created by this store; pick another collection name or drop it"
+            "not created by this store, or by a version before documents had generations; pick "
+            "another collection name, or drop it and ingest again"
         )
     found = int(fields[DENSE_FIELD].get("params", {}).get("dim", -1))
     if found != dim:

@@ -1,9 +1,13 @@
 """The reference knowledge store on Milvus: one collection, dense and BM25 fields, one search per query.
 
 The schema is described in :mod:`reference.store._schema`. Consistency level is ``Strong`` so a search
-right after an ingest sees it. What the engine supports (nullable fields, BM25) is found out once, when
-the store creates or first opens its collection (:mod:`reference.store._features`), and decides the schema and
-whether hybrid mode is available; replies are the same on every engine that can serve them.
+right after an ingest sees it. Writes (a document replaced whole, or deleted) are in
+:mod:`reference.store._writes`. Every engine call has the deadline ``milvus.deadline-seconds``, and a
+failed call makes the next one check and load the collection, so a store outlives its engine's restart.
+
+What the engine supports (nullable fields, BM25) is found out once, when the store creates or first
+opens its collection (:mod:`reference.store._features`), and decides the schema and whether hybrid
+mode is available; replies are the same on every engine that can serve them.
 
 pymilvus is imported lazily: the pure post-processing core of :mod:`reference` must not pay for (or
 require) the Milvus client.
@@ -11,20 +15,16 @@ require) the Milvus client.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
 from .._embed import Embedder
 from .._errors import (
-    EmptyIngestError,
-    IngestError,
     InvalidLimitError,
     InvalidQueryError,
     MilvusUnavailableError,
@@ -32,25 +32,18 @@ from .._errors import (
 )
 from .._models import Candidate
 from .._settings import Settings
-from ._errors import describe, engine_errors, redact_uri, scrub
-from ._features import EngineFeatures, quiet_refusals, server_version
-from ._hits import candidates, hybrid_hits
-from ._ingest import Chunk, vector_batches
+from . import _writes
+from ._collection import create, existing_features
+from ._errors import describe, engine_errors, not_loaded, redact_uri, scrub, uri_secrets
+from ._features import EngineFeatures
+from ._hits import candidates, current_rows, hybrid_hits
+from ._ingest import Chunk
 from ._schema import (
     ABSENT,
-    CATEGORY_FIELD,
     DENSE_FIELD,
-    DOC_FIELD,
-    INDEX_FIELD,
-    KEY_FIELD,
     OUTPUT_FIELDS,
-    SOURCE_FIELD,
     SPARSE_FIELD,
-    TEXT_FIELD,
-    build_schema,
     category_filter,
-    check_fields,
-    collection_features,
 )
 from ._vectors import prepared_query, squared_l2
 
@@ -59,10 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["InvalidQueryError", "MilvusKnowledgeStore", "category_filter", "redact_uri"]
 
+_T = TypeVar("_T")
 SearchMode = Literal["dense", "hybrid"]
 IndexType = Literal["FLAT", "HNSW"]
-# Schema variants, richest first: (nullable fields, BM25). The first the engine takes and keeps wins.
-_VARIANTS = ((True, True), (False, True), (True, False), (False, False))
 
 
 @functools.cache
@@ -105,9 +97,16 @@ class MilvusKnowledgeStore:
         self.index_type: IndexType = index_type
         self._owns_client = False
         self._ready = False
+        self._fresh = False  # this store created the collection and has written nothing to it since
         self._features: EngineFeatures | None = None
         self._absent: str | None = None  # what an absent category/sourceType is stored as
-        self._secret: str | None = None  # scrubbed from any engine message we pass on
+        self._secrets: tuple[str, ...] = ()  # scrubbed from any engine message we pass on
+
+    @property
+    def deadline_seconds(self) -> float:
+        """How long any one engine call may take (setting ``milvus.deadline-seconds``) before it raises
+        :class:`EngineTimeoutError`."""
+        return self.settings.deadline_seconds
 
     @classmethod
     def connect(
@@ -130,6 +129,7 @@ class MilvusKnowledgeStore:
         from pymilvus import MilvusClient
 
         options: dict[str, Any] = {"uri": uri, "timeout": timeout}
+        secrets = uri_secrets(uri, token)
         if token:
             options["token"] = token
         if db_name:
@@ -137,7 +137,7 @@ class MilvusKnowledgeStore:
         try:
             client = MilvusClient(**options)
         except Exception as exc:  # pymilvus raises MilvusException, grpc and OS errors alike here
-            reason = scrub(describe(exc), token)
+            reason = scrub(describe(exc), secrets)
             raise MilvusUnavailableError(
                 f"cannot reach Milvus at {redact_uri(uri)} (timeout {timeout:g} s): {reason}; check that the "
                 "server is running and the URI, port and token are right (MILVUS_URI, MILVUS_TOKEN)"
@@ -148,7 +148,7 @@ class MilvusKnowledgeStore:
             client.close()  # a bad argument must not leak the connection just opened
             raise
         store._owns_client = True
-        store._secret = token
+        store._secrets = secrets
         return store
 
     # -- collection -------------------------------------------------------------------------------
@@ -166,86 +166,27 @@ class MilvusKnowledgeStore:
         the engine accepts and keeps (see :mod:`reference.store._features`). An existing collection's schema
         says what it was given.
         """
-        with self._engine("check the collection"):
-            exists = self.client.has_collection(self.collection)
-        if exists:
-            self._check_existing()
+        self._open()
+
+    def _open(self) -> bool:
+        """Create or check and load the collection; ``True`` when it was created just now."""
+        existed = self._collection_exists()
+        if existed:
+            self._features = existing_features(self)
             with self._engine("load the collection"):
-                self.client.load_collection(self.collection)
+                self.client.load_collection(self.collection, timeout=self.deadline_seconds)
         else:
-            self._create()
-        assert self._features is not None
+            self._features = create(self)
         self._absent = None if self._features.nullable else ABSENT
         self._ready = True
-
-    def _create(self) -> None:
-        version = server_version(self.client)
-        refused: dict[tuple[bool, bool], str] = {}
-        for nullable, bm25 in _VARIANTS:
-            reason = self._try_create(nullable=nullable, bm25=bm25)
-            if reason is None:
-                missing = {}
-                if not nullable:
-                    missing["nullable"] = refused[(True, bm25)]
-                if not bm25:
-                    missing["bm25"] = refused[(nullable, True)]
-                self._features = EngineFeatures(version, MappingProxyType(missing))
-                return
-            refused[(nullable, bm25)] = reason
-        raise StoreError(
-            f"Milvus could not create the collection (collection {self.collection!r}): "
-            f"{refused[(True, True)]}; without nullable fields or BM25 it refused too "
-            f"({refused[(False, False)]}); check that the engine is up and the name is free"
-        )
-
-    def _try_create(self, *, nullable: bool, bm25: bool) -> str | None:
-        """Create one schema variant; ``None`` on success, else why the engine refused or dropped it."""
-        schema, index = build_schema(self.client, self.dim, self.index_type, nullable=nullable, bm25=bm25)
-        try:
-            with quiet_refusals(), self._engine("create the collection"):
-                self.client.create_collection(self.collection, schema=schema, consistency_level="Strong")
-                kept = collection_features(self.client.describe_collection(self.collection))
-                if kept == (nullable, bm25):
-                    # The collection is empty, so there is nothing to build: not waiting (sync=False)
-                    # spares pymilvus's polling, half a second per index; the load waits for the engine.
-                    self.client.create_index(self.collection, index, sync=False)
-                    self.client.load_collection(self.collection)
-                    return None
-        except StoreError as exc:
-            self._drop_leftover()
-            return scrub(describe(exc.__cause__ or exc), self._secret)
-        # Accepted but not kept: Milvus 2.3 takes a nullable field and quietly makes it required.
-        self._drop_leftover()
-        named = ("nullable fields", "a BM25 Function")
-        lost = [n for want, got, n in zip((nullable, bm25), kept, named, strict=True) if want and not got]
-        return f"the engine accepted a schema with {' and '.join(lost)} but did not keep it"
-
-    def _drop_leftover(self) -> None:
-        # The collection may exist though its index failed (Milvus 2.3 refuses a sparse index only
-        # then); it is ours, created a moment ago, and must not stay half-made.
-        with contextlib.suppress(Exception), quiet_refusals():
-            if self.client.has_collection(self.collection):
-                self.client.drop_collection(self.collection)
-
-    def _check_existing(self) -> None:
-        with self._engine("describe the collection"):
-            info = self.client.describe_collection(self.collection)
-        check_fields(info, self.collection, self.dim)
-        nullable, bm25 = collection_features(info)
-        missing = {}
-        if not nullable:
-            missing["nullable"] = f"collection {self.collection!r} was created without nullable fields"
-        if not bm25:
-            missing["bm25"] = f"collection {self.collection!r} was created without a BM25 Function"
-        self._features = EngineFeatures(server_version(self.client), MappingProxyType(missing))
+        self._fresh = not existed
+        return not existed
 
     def _require_collection(self) -> None:
         # Searching must not create an empty collection as a side effect: say what is missing instead.
         if self._ready:
             return
-        with self._engine("check the collection"):
-            exists = self.client.has_collection(self.collection)
-        if not exists:
+        if not self._collection_exists():
             raise StoreError(
                 f"collection {self.collection!r} does not exist; ingest chunks first "
                 "(MilvusKnowledgeStore.ingest or `rag-reference ingest`), or check the collection name"
@@ -255,19 +196,34 @@ class MilvusKnowledgeStore:
     def count(self) -> int:
         """Number of chunks in the collection (0 when it does not exist)."""
         if not self._ready:
-            with self._engine("check the collection"):
-                if not self.client.has_collection(self.collection):
-                    return 0
+            if not self._collection_exists():
+                return 0
             self.ensure_collection()
-        with self._engine("count chunks"):
-            rows = self.client.query(self.collection, filter="", output_fields=["count(*)"])
+        rows = self._call(
+            "count chunks",
+            lambda: self.client.query(
+                self.collection, filter="", output_fields=["count(*)"], timeout=self.deadline_seconds
+            ),
+        )
         return int(rows[0]["count(*)"])
+
+    def _collection_exists(self) -> bool:
+        with self._engine("check the collection"):
+            return bool(self.client.has_collection(self.collection, timeout=self.deadline_seconds))
+
+    def _open_for_writes(self) -> bool:
+        """Open the collection for an ingest; ``True`` when this store created it and has written
+        nothing to it since (so no document in it has an older generation to delete)."""
+        if not self._ready:
+            self._open()
+        fresh, self._fresh = self._fresh, False
+        return fresh
 
     def drop(self) -> None:
         """Drop the collection and everything in it; a missing collection is not an error."""
-        with self._engine("drop the collection"):
-            if self.client.has_collection(self.collection):
-                self.client.drop_collection(self.collection)
+        if self._collection_exists():
+            with self._engine("drop the collection"):
+                self.client.drop_collection(self.collection, timeout=self.deadline_seconds)
         self._ready = False
         self._features = None  # a collection made again is made on what the engine offers then
 
@@ -294,42 +250,25 @@ class MilvusKnowledgeStore:
         progress: Callable[[int], None] | None = None,
         embedder: Embedder | None = None,
     ) -> int:
-        """Upsert chunks in batches and return how many were written.
+        """Replace every document the chunks belong to, and return how many chunks were written.
 
-        Chunks are keyed by ``docId#chunkIndex``, so ingesting the same chunk again replaces it and never
-        duplicates it. Chunks without a vector are embedded with ``embedder``; without one they are an
-        error. ``progress`` is called with the running total after each batch.
+        A document is the unit of change: afterwards the collection holds exactly the chunks given for
+        it, and a lookup at any moment answers from the version before or the version after, never a
+        mix (see :mod:`reference.store._writes`). So give all of a document's chunks in one ingest.
+        Chunks without a vector are embedded with ``embedder``; without one they are an error.
+        ``progress`` is called with the running total after each batch of ``batch_size`` is written.
 
-        Input is streamed: when a chunk fails validation the batches before it are already written.
-        Fix the input and ingest again; upsert makes that safe.
+        Every chunk is checked (and embedded) before anything is written: a bad one raises
+        :class:`IngestError` naming it and leaves the collection as it was. The input is held in
+        memory while it is written; ingest a very large corpus in groups of whole documents.
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise IngestError(f"batch_size is {batch_size!r}; it must be an integer of at least 1")
-        total = 0
-        for batch in vector_batches(chunks, dim=self.dim, size=batch_size, embedder=embedder):
-            if not self._ready:
-                self.ensure_collection()  # only now: an empty input must not create a collection
-            rows = [self._row(chunk, vector, self._absent) for chunk, vector in batch]
-            with self._engine(f"upsert {len(rows)} chunks"):
-                self.client.upsert(self.collection, rows)
-            total += len(rows)
-            if progress is not None:
-                progress(total)
-        if total == 0:
-            raise EmptyIngestError("nothing to ingest: the input holds no chunks")
-        return total
+        return _writes.ingest(self, chunks, batch_size=batch_size, progress=progress, embedder=embedder)
 
-    @staticmethod
-    def _row(chunk: Chunk, vector: Sequence[float], absent: str | None) -> dict[str, Any]:
-        return {
-            KEY_FIELD: chunk.evidence_key,
-            DOC_FIELD: chunk.doc_id,
-            INDEX_FIELD: chunk.chunk_index,
-            TEXT_FIELD: chunk.text,
-            DENSE_FIELD: [float(x) for x in vector],
-            CATEGORY_FIELD: absent if chunk.category is None else chunk.category,
-            SOURCE_FIELD: absent if chunk.source_type is None else chunk.source_type,
-        }
+    def delete_document(self, doc_id: str) -> int:
+        """Remove every chunk of document ``doc_id``; returns how many rows were removed (0: none stored).
+
+        A document a killed ingest left in two generations counts the rows of both."""
+        return _writes.delete_document(self, doc_id)
 
     # -- search -----------------------------------------------------------------------------------
 
@@ -356,7 +295,9 @@ class MilvusKnowledgeStore:
           sub-request is then left out rather than sent empty (engines differ on empty BM25 queries), and
           the result is RRF over the dense list alone, still labelled ``hybrid``.
 
-        ``category`` restricts hits to chunks whose category equals it exactly.
+        ``category`` restricts hits to chunks whose category equals it exactly. While an ingest replaces
+        a document, its hits of the newer generation are left out of the reply if any of the older one
+        are in it (ranks renumbered): no reply mixes two versions of a document.
 
         Hybrid mode on an engine without BM25 (Milvus 2.3) raises :class:`EngineFeatureError` naming
         the missing feature, before asking the engine anything; dense mode works on every engine.
@@ -365,6 +306,10 @@ class MilvusKnowledgeStore:
             raise InvalidQueryError(f"search mode is {mode!r}; use 'dense' or 'hybrid'")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidLimitError("rag.retrieve-k", f"is {k!r}; search needs k of at least 1")
+        if type(query_text) is not str:
+            raise InvalidQueryError(f"query text is a {type(query_text).__name__}; pass the query as a str")
+        if category is not None and type(category) is not str:
+            raise InvalidQueryError(f"category is a {type(category).__name__}; pass a str, or None")
         vector, sent = prepared_query(query_vector, self.dim, self.collection)
         self._require_collection()
         if mode == "hybrid":
@@ -373,6 +318,8 @@ class MilvusKnowledgeStore:
         expr = category_filter(category) if category is not None else ""
         if mode == "dense":
             return self._dense(sent, k, expr)
+        if not query_text.isascii():  # the engine takes UTF-8 only: say which text is not, not pymilvus
+            _check_utf8(query_text)
         rrf_k = self.settings.rrf_k if rrf_k is None else rrf_k
         return self._hybrid(query_text, vector, sent, k, expr, rrf_k)
 
@@ -382,8 +329,9 @@ class MilvusKnowledgeStore:
         return {"metric_type": "L2", "params": params}
 
     def _dense(self, sent: list[float], k: int, expr: str) -> list[Candidate]:
-        with self._engine("run the dense search"):
-            result = self.client.search(
+        result = self._call(
+            "run the dense search",
+            lambda: self.client.search(
                 self.collection,
                 data=[sent],
                 anns_field=DENSE_FIELD,
@@ -391,9 +339,14 @@ class MilvusKnowledgeStore:
                 filter=expr,
                 output_fields=OUTPUT_FIELDS,
                 search_params=self._dense_params(k),
-            )
+                timeout=self.deadline_seconds,
+            ),
+        )
         hits = list(result[0])  # no vector asked for: reading the hits decodes scalars only
         entities = [hit["entity"] for hit in hits]
+        kept = current_rows(entities)
+        if kept is not None:  # a document stored in two generations: its old version answers
+            hits, entities = [hits[i] for i in kept], [entities[i] for i in kept]
         return candidates(entities, [hit["distance"] for hit in hits], "dense", None)
 
     def _hybrid(
@@ -416,26 +369,62 @@ class MilvusKnowledgeStore:
                     data=[text], anns_field=SPARSE_FIELD, param={"metric_type": "BM25"}, limit=k, expr=expr
                 )
             )
-        with self._engine("run the hybrid search", feature="hybrid_search"):
-            result = self.client.hybrid_search(
+        result = self._call(
+            "run the hybrid search",
+            lambda: self.client.hybrid_search(
                 self.collection,
                 requests,
                 RRFRanker(rrf_k),
                 limit=k,
                 output_fields=[*OUTPUT_FIELDS, DENSE_FIELD],
-            )
+                timeout=self.deadline_seconds,
+            ),
+            feature="hybrid_search",
+        )
         entities, scores, stored = hybrid_hits(result[0], self.dim)
+        kept = current_rows(entities)
+        if kept is not None:  # a document stored in two generations: its old version answers
+            entities, scores, stored = [entities[i] for i in kept], [scores[i] for i in kept], stored[kept]
         return candidates(entities, scores, "hybrid", squared_l2(stored, vector))
 
     # -- errors -----------------------------------------------------------------------------------
 
+    def _call(self, what: str, call: Callable[[], _T], *, feature: str | None = None) -> _T:
+        """One engine call on the opened collection, with recovery from an engine restart.
+
+        Any engine failure makes the next call check and load the collection again (a restarted engine
+        has it released); a failure saying the collection is not loaded does that at once and runs the
+        call once more. A call that succeeds costs nothing more than the call.
+        """
+        try:
+            with self._engine(what, feature=feature):
+                return call()
+        except StoreError as exc:
+            self._ready = False  # the engine may have restarted: check and load before the next call
+            if not not_loaded(exc.__cause__):
+                raise
+        self._require_collection()
+        with self._engine(what, feature=feature):
+            return call()
+
     def _engine(self, what: str, *, feature: str | None = None) -> AbstractContextManager[None]:
         """Engine failures while the store does ``what`` become :class:`StoreError` (see
-        :class:`~reference.store._errors.engine_errors`)."""
+        :class:`~reference.store._errors.engine_errors`), a missed deadline :class:`EngineTimeoutError`."""
         return engine_errors(
             what,
             collection=self.collection,
-            secret=self._secret,
+            secrets=self._secrets,
             feature=feature,
             engine_version=lambda: self._features.version if self._features else None,
+            deadline=self.deadline_seconds,
         )
+
+
+def _check_utf8(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidQueryError(
+            f"query text holds a lone surrogate ({exc.object[exc.start : exc.end]!r} at character "
+            f"{exc.start}), which is no UTF-8 text; decode the query with errors='replace' or remove it"
+        ) from None

@@ -37,14 +37,24 @@ def prepared_query(values: Sequence[float], dim: int, collection: str) -> tuple[
 
 def checked_array(values: Sequence[float], dim: int, collection: str) -> np.ndarray:
     """``values`` as a float32 vector of ``dim`` finite components, else :class:`InvalidQueryError`."""
-    vector = np.asarray(values, dtype=np.float32)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            vector = np.asarray(values, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidQueryError(
+            f"query vector is not a list of numbers ({type(values).__name__}); embed the query text and "
+            "pass the embedding"
+        ) from None
     if vector.shape != (dim,):
         raise InvalidQueryError(
             f"query vector has shape {vector.shape}, collection {collection!r} expects "
             f"({dim},); embed the query with the model used at ingest"
         )
     if not np.all(np.isfinite(vector)):
-        raise InvalidQueryError("query vector holds NaN or infinity; every component must be finite")
+        raise InvalidQueryError(
+            "query vector holds NaN or infinity, or a value too large for float32; every component must "
+            "be finite as a float32"
+        )
     return vector
 
 

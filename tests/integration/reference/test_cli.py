@@ -241,3 +241,97 @@ def test_bad_dimension_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
         main(["--dim", "1", "query", "x"])
     assert info.value.code == 2
     assert "not a vector dimension" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://127.0.0.1:1/?token=Tok3nInUri",
+        "http://127.0.0.1:1?db=x&token=Tok3nInUri",
+        "http://u:Tok3nInUri@127.0.0.1:1",
+    ],
+)
+def test_a_token_in_the_uri_is_masked_when_the_server_is_unreachable(
+    capsys: pytest.CaptureFixture[str], uri: str
+) -> None:
+    code, out, err = _run(capsys, "--uri", uri, "--embedder", "hashing", "query", "anything")
+    assert code == 2
+    assert "cannot reach Milvus at http://" in err
+    assert "Tok3nInUri" not in out + err
+    assert "***" in err
+
+
+def _file(tmp_path: Path, name: str, chunks: list[dict[str, object]]) -> str:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(c) + "\n" for c in chunks))
+    return str(path)
+
+
+def test_delete_removes_one_document_and_ingest_replaces_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--uri", str(tmp_path / "kb.db"), "--embedder", "hashing", "--dim", "8"]
+    first = [{"docId": d, "chunkIndex": i, "text": f"{d} text {i}"} for d in ("a", "b") for i in range(5)]
+    assert _run(capsys, *db, "ingest", _file(tmp_path, "v1.jsonl", first))[0] == 0
+    shrunk = [{"docId": "a", "chunkIndex": i, "text": f"a new text {i}"} for i in range(2)]
+    code, out, _ = _run(capsys, *db, "ingest", _file(tmp_path, "v2.jsonl", shrunk))
+    assert code == 0
+    assert "ingested 2 chunks" in out
+    assert "the collection holds 7" in out  # a's five chunks became two; b's five are untouched
+
+    code, out, _ = _run(capsys, *db, "delete", "b")
+    assert code == 0
+    assert "deleted document 'b' (5 chunks)" in out
+    code, out, _ = _run(capsys, *db, "delete", "b")
+    assert code == 0
+    assert "no document 'b'" in out
+    code, out, _ = _run(capsys, *db, "query", "text", "--json")
+    assert {b.evidence_key for b in LookupResult.model_validate_json(out).result.blocks} == {"a#0", "a#1"}
+
+
+def test_query_prints_stored_control_characters_as_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--uri", str(tmp_path / "esc.db"), "--embedder", "hashing", "--dim", "8"]
+    hostile = "red \x1b[31malert\x1b[0m \r overwritten \u202e reversed \x9b2J"
+    chunk = {"docId": "doc\x1b]0;title\x07", "chunkIndex": 0, "text": hostile}
+    assert _run(capsys, *db, "ingest", _file(tmp_path, "esc.jsonl", [chunk]))[0] == 0
+    code, out, _ = _run(capsys, *db, "query", "red \x1b[2J alert")
+    assert code == 0
+    assert not any(ch in out for ch in "\x1b\r\u202e\x9b\x07")
+    assert "red \\x1b[31malert\\x1b[0m \\r overwritten \\u202e reversed \\x9b2J" in out
+    assert "doc\\x1b]0;title\\x07#0" in out
+    assert "query: 'red \\x1b[2J alert'" in out
+
+
+_FULL_DISK = """
+import errno, os, sys
+from milvus_lite.engine.collection import Collection
+
+def full(*_, **__):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+Collection.insert = full  # the engine (Milvus Lite, in this process) fails writes as on a full disk
+from reference._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_full_disk_is_said_in_one_line(tmp_path: Path) -> None:
+    # A process of its own: the engine logs a traceback per failed request and pymilvus another, to
+    # the streams their loggers were made with, as a user's shell would show them.
+    import subprocess
+
+    db = ["--uri", str(tmp_path / "full.db"), "--embedder", "hashing"]
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, *db, "ingest", "--sample"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("rag-reference: embedder: ")
+    assert len(lines) == 2, done.stderr
+    assert "disk where the engine keeps its data is full" in lines[1]

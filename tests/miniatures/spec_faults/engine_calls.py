@@ -11,6 +11,8 @@ import reference
 from conformance.boundary._protocol import SearchRequest
 from reference.store._schema import (
     DENSE_FIELD,
+    DOC_FIELD,
+    INDEX_FIELD,
     KEY_FIELD,
     OUTPUT_FIELDS,
     SPARSE_FIELD,
@@ -31,6 +33,11 @@ __all__ = [
 # == 3. engine calls a naive kit never inspects =====================================================
 
 
+def _key(row: dict[str, Any]) -> str:
+    """A stored row's evidence key (the store's primary key also names the row's generation)."""
+    return f"{row[DOC_FIELD]}#{row[INDEX_FIELD]}"
+
+
 class DenseKeywordProbe(FromTheSpec):
     """dense-baseline: "search SHALL call dense ANN only". After the ANN search, dense mode runs a
     ``query`` with ``text like "%word%"`` for the longest query word and flags exact matches on the hits
@@ -47,10 +54,10 @@ class DenseKeywordProbe(FromTheSpec):
             rows = store.client.query(
                 store.collection,
                 filter=f'{TEXT_FIELD} like "%{word}%"',
-                output_fields=[KEY_FIELD],
+                output_fields=[DOC_FIELD, INDEX_FIELD],
                 limit=request.k,
             )
-            self._exact = {row[KEY_FIELD] for row in rows}
+            self._exact = {_key(row) for row in rows}
         return hits
 
     def hit(self, candidate: Any) -> dict[str, Any]:
@@ -74,10 +81,10 @@ class DenseAlsoSparseSearch(FromTheSpec):
                 anns_field=SPARSE_FIELD,
                 limit=request.k,
                 filter=category_filter(request.category) if request.category is not None else "",
-                output_fields=[KEY_FIELD],
+                output_fields=[DOC_FIELD, INDEX_FIELD],
                 search_params={"metric_type": "BM25"},
             )
-            self._bm25 = {h[KEY_FIELD]: float(h["distance"]) for h in found[0]}
+            self._bm25 = {_key(h["entity"]): float(h["distance"]) for h in found[0]}
         return hits
 
     def hit(self, candidate: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ DEFAULTS = {
     "rag.highly-relevant-threshold": 0.75,
     "rag.reference-threshold": 0.5,
     "rag.excerpt-max-chars": 800,
+    "milvus.deadline-seconds": 10.0,
 }
 
 CHANGED = {
@@ -151,6 +152,7 @@ def test_as_dotted_round_trips():
         ("RAG_EXCERPT_MAX_CHARS", "120", "rag.excerpt-max-chars", 120),
         ("RETRIEVAL_SEARCH_MODE", "dense", "retrieval.search.mode", "dense"),
         ("RETRIEVAL_SEARCH_RRF_K", "100", "retrieval.search.rrf-k", 100),
+        ("MILVUS_DEADLINE_SECONDS", "2.5", "milvus.deadline-seconds", 2.5),
     ],
 )
 def test_environment_overrides_a_key(variable, value, key, expected):
@@ -213,6 +215,10 @@ def test_unknown_key_in_a_file_names_the_key_and_the_file(tmp_path):
         ({"rag.reference-threshold": None}, "rag.reference-threshold"),
         ({"retrieval": {"search": {"mode": "sparse"}}}, "retrieval.search.mode"),
         ({"retrieval.search.rrf-k": "sixty"}, "retrieval.search.rrf-k"),
+        ({"milvus.deadline-seconds": "soon"}, "milvus.deadline-seconds"),
+        ({"milvus.deadline-seconds": 0}, "milvus.deadline-seconds"),
+        ({"milvus.deadline-seconds": float("inf")}, "milvus.deadline-seconds"),
+        ({"milvus.deadline-seconds": True}, "milvus.deadline-seconds"),
     ],
 )
 def test_wrong_type_is_an_error_naming_the_dotted_key(data, key):
@@ -259,3 +265,20 @@ def test_settings_are_frozen():
     settings = Settings()
     with pytest.raises(ValidationError):
         settings.return_n = 10  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("values", "key"),
+    [
+        ({"return_n": "five"}, "rag.return-n"),
+        ({"deadline_seconds": "soon"}, "milvus.deadline-seconds"),
+        ({"search_mode": "sparse"}, "retrieval.search.mode"),
+        ({"boost": 1}, "boost"),
+    ],
+)
+def test_settings_built_by_hand_refuse_a_wrong_value_with_the_reference_s_error(values, key):
+    with pytest.raises(InvalidSettingError) as info:
+        Settings(**values)
+    assert not isinstance(info.value, ValidationError)
+    assert info.value.key == key
+    assert key in str(info.value)

@@ -144,9 +144,9 @@ def _rrf_oracle(
         anns_field="sparse",
         limit=k,
         search_params={"metric_type": "BM25"},
-        output_fields=["doc_id"],
+        output_fields=["doc_id", "chunk_index"],
     )[0]
-    bm25 = [hit["evidence_key"] for hit in bm25_hits]
+    bm25 = [f"{hit['entity']['doc_id']}#{hit['entity']['chunk_index']}" for hit in bm25_hits]
     fused: Counter[str] = Counter()
     for ranking in (dense, bm25):
         for rank, key in enumerate(ranking, start=1):
@@ -295,6 +295,24 @@ def test_unknown_category_finds_nothing(store: MilvusKnowledgeStore) -> None:
 def test_query_vector_of_wrong_dimension_is_refused(store: MilvusKnowledgeStore) -> None:
     with pytest.raises(InvalidQueryError, match=r"expects \(8,\)"):
         store.search(QUERY_TEXT, [0.1] * 3, mode="dense", k=K)
+
+
+@pytest.mark.parametrize(
+    ("text", "vector", "category", "message"),
+    [
+        (QUERY_TEXT, ["a"] * DIM, None, "not a list of numbers"),
+        (QUERY_TEXT, [1e39] + [0.0] * (DIM - 1), None, "too large for float32"),
+        (QUERY_TEXT, [float("nan")] + [0.0] * (DIM - 1), None, "NaN"),
+        ("lone \ud800 surrogate", QUERY_VECTOR, None, "lone surrogate"),
+        (None, QUERY_VECTOR, None, "query text is a NoneType"),
+        (QUERY_TEXT, QUERY_VECTOR, 3, "category is a int"),
+    ],
+)
+def test_a_bad_query_is_the_reference_s_typed_error(
+    store: MilvusKnowledgeStore, text: object, vector: list[object], category: object, message: str
+) -> None:
+    with pytest.raises(InvalidQueryError, match=message):
+        store.search(text, vector, mode="hybrid", k=K, category=category)  # type: ignore[arg-type]
 
 
 def test_unknown_mode_is_refused(store: MilvusKnowledgeStore) -> None:

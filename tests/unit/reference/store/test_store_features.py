@@ -92,15 +92,15 @@ class FakeEngine:
         self.calls.append("drop_collection")
         self.collections.pop(name, None)
 
-    def upsert(self, name: str, rows: list[dict[str, Any]], **_: Any) -> None:
+    def insert(self, name: str, rows: list[dict[str, Any]], **_: Any) -> None:
         self.rows.extend(rows)
+
+    def delete(self, name: str, *, filter: str, **_: Any) -> None:
+        self.calls.append("delete")  # the commit of an ingest: no older generation is stored here
 
     def _hits(self) -> list[list[dict[str, Any]]]:
         return [
-            [
-                {"id": r["evidence_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}}
-                for r in self.rows
-            ]
+            [{"id": r["row_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}} for r in self.rows]
         ]
 
     def search(self, *_: Any, **__: Any) -> list[list[dict[str, Any]]]:
@@ -213,5 +213,18 @@ def test_a_chunk_cannot_carry_the_sentinel(field: str) -> None:
 
 
 def test_a_category_filter_never_matches_the_sentinel() -> None:
-    assert category_filter(ABSENT) == category_filter(f"x{ABSENT}") == 'evidence_key == ""'
+    assert category_filter(ABSENT) == category_filter(f"x{ABSENT}") == 'row_key == ""'
     assert category_filter("news") == 'category == "news"'
+
+
+def test_an_ingest_into_a_collection_the_store_just_made_deletes_nothing_and_the_next_commits() -> None:
+    engine = FakeEngine("full")
+    store = MilvusKnowledgeStore(engine, collection="chunks", dim=DIM)  # type: ignore[arg-type]
+    store.ensure_collection()
+    store.ingest(CHUNKS)
+    assert "delete" not in engine.calls  # nothing stored before: no older generation to remove
+    store.ingest(CHUNKS)
+    assert engine.calls.count("delete") == 1  # one commit for both documents
+    reopened = MilvusKnowledgeStore(engine, collection="chunks", dim=DIM)  # type: ignore[arg-type]
+    reopened.ingest(CHUNKS)
+    assert engine.calls.count("delete") == 2  # a collection it did not make may hold older versions

@@ -1,0 +1,85 @@
+"""A Milvus Lite server a test can freeze (SIGSTOP), kill and start again on the same port and data dir.
+
+Built on the kit's own server process (:mod:`conformance.engines._lite`), so it is started, logged and
+cleaned up as the kit does; :meth:`LiteServer.close` leaves nothing running, whatever state it is in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+from pymilvus import MilvusClient
+
+from conformance.engines._lite import _free_port, _LiteProcess, _port_open
+from conformance.engines._load import stretched
+
+__all__ = ["LiteServer"]
+
+_STARTUP_SECONDS = 60.0  # stretched with the machine's load
+
+
+class LiteServer:
+    """One data dir and one port; at most one server process on them at a time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.data_dir = root / "data"
+        self.port = _free_port()
+        self.uri = f"http://127.0.0.1:{self.port}"
+        self._process: _LiteProcess | None = None
+        self._runs = 0
+
+    def start(self) -> None:
+        """Start the server and wait until it answers a call."""
+        assert self._process is None, "already running"
+        self._runs += 1
+        work_dir = self.root / f"run-{self._runs}"
+        work_dir.mkdir()
+        self._process = process = _LiteProcess(data_dir=self.data_dir, work_dir=work_dir, port=self.port)
+        deadline = time.monotonic() + stretched(_STARTUP_SECONDS)
+        while time.monotonic() < deadline:
+            if process.proc.poll() is not None:
+                raise RuntimeError(f"the Lite server exited at start: {process.log_tail()}")
+            if _port_open(self.port):
+                client = MilvusClient(uri=self.uri, timeout=stretched(10.0))
+                try:
+                    client.get_server_version()
+                    return
+                except Exception:  # still starting: its port opens before it serves
+                    pass
+                finally:
+                    client.close()
+            time.sleep(0.1)
+        raise RuntimeError(f"the Lite server did not start in time: {process.log_tail()}")
+
+    def freeze(self) -> None:
+        """Stop the server's processes where they are (SIGSTOP); :meth:`thaw` resumes them."""
+        assert self._process is not None
+        os.killpg(self._process.proc.pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.proc.pid, signal.SIGCONT)
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a crash would; the data dir stays for :meth:`start`."""
+        if self._process is None:
+            return
+        process, self._process = self._process, None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.proc.pid, signal.SIGCONT)  # a frozen process takes SIGKILL too, but say so
+            os.killpg(process.proc.pid, signal.SIGKILL)
+        process.proc.wait()
+        process.stop()  # closes its log and removes its work dir
+
+    def close(self) -> None:
+        """Stop whatever runs (thawed first, so it can stop)."""
+        self.thaw()
+        if self._process is not None:
+            process, self._process = self._process, None
+            process.stop()
