@@ -216,7 +216,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from ..engines._address import ENGINE_HELP  # the one engine vocabulary; starts nothing
-    from ..engines._local import LOCAL_ENGINES
+    from ..engines._lines import MATRIX_LINES
     from ..reporting._options import (  # pydantic, no pytest plugin: cheap
         PROFILES,
         add_cli_options,
@@ -329,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         action="append",
         default=None,
-        help=f"local (the default: lite and {', '.join(LOCAL_ENGINES)}) | {ENGINE_HELP}; repeatable",
+        help=f"local (the default: lite and {', '.join(MATRIX_LINES)}) | all (lite and every line below) | "
+        f"{ENGINE_HELP}; repeatable",
     )
     engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")

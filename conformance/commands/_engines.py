@@ -23,6 +23,7 @@ from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact_uri, register_uri_secrets
 from ..engines._address import engine_label, parse_engine_address
+from ..engines._lines import MATRIX_LINES
 from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 from ..engines._start import start_engine
 from ..reporting import Report
@@ -30,7 +31,8 @@ from ..reporting import Report
 __all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "run_matrix"]
 
 CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
-LOCAL = "local"  # shorthand for every engine this machine can run
+LOCAL = "local"  # shorthand for the engines the matrix runs by default
+ALL = "all"  # shorthand for every engine line of this machine (conformance/engines/_lines.py)
 DEFAULT_ENGINES = (LOCAL,)
 RUN_TIMEOUT_SECONDS = 1800.0
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -50,10 +52,12 @@ class EngineColumn:
 
 
 def expand_engines(engines: Sequence[str]) -> list[str]:
-    """``local`` -> the engines installable here; other names pass through; duplicates dropped."""
+    """``local`` -> the kit's Lite and the default lines; ``all`` -> the kit's Lite and every line
+    installable here; other names pass through; duplicates dropped."""
+    shorthand = {LOCAL: (CURRENT_LITE, *MATRIX_LINES), ALL: (CURRENT_LITE, *LOCAL_ENGINES)}
     out: list[str] = []
     for engine in engines:
-        for name in (CURRENT_LITE, *LOCAL_ENGINES) if engine == LOCAL else (engine,):
+        for name in shorthand.get(engine, (engine,)):
             if name not in out:
                 out.append(name)
     return out

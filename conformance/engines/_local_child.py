@@ -1,13 +1,14 @@
 """Child process that runs one cached local engine for ``rag-conformance engines``, run by path.
 
 ``python -P _local_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
-``python -P _local_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
-on a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC forwarder in front of it. Lite
-2.5.1 does not implement ``GetVersion`` (UNIMPLEMENTED), which every Milvus client of the kit calls
+``python -P _local_child.py lite-core --port P --data-dir D`` runs a Milvus Lite 2.x C++ server binary
+(2.4.12, 2.5.1) on ``D/lite.db`` and a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC
+forwarder in front of it. Lite 2.x does not implement ``GetVersion`` (UNIMPLEMENTED), which every
+Milvus client of the kit calls
 first; the forwarder answers it with ``milvus_lite-<installed package version>`` and passes every other
 call through unchanged.
 
-It needs only the stdlib (and grpcio for ``lite25``), because it runs with the interpreter of the
+It needs only the stdlib (and grpcio for ``lite-core``), because it runs with the interpreter of the
 engine's own cached venv. The parent holds this process's stdin open and never writes: when the
 parent dies for any reason, the read hits EOF and the engine is stopped, so no server is orphaned.
 """
@@ -103,7 +104,7 @@ def _varint(value: int) -> bytes:
 
 
 def run_lite25(port: int, data_dir: Path, *, direct: bool = False) -> int:
-    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
+    """Serve Lite 2.x on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
 
     ``direct``: the binary itself listens on ``port`` (no forwarder, no ``GetVersion``), for
     measurements where a forwarder's hop would be counted as the engine's time.
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="mode", required=True)
     exec_ = sub.add_parser("exec")
     exec_.add_argument("command", nargs=argparse.REMAINDER)
-    lite = sub.add_parser("lite25")
+    lite = sub.add_parser("lite-core", aliases=["lite25"])
     lite.add_argument("--port", type=int, required=True)
     lite.add_argument("--data-dir", type=Path, required=True)
     lite.add_argument("--direct", action="store_true", help="no forwarder (and so no GetVersion)")
