@@ -185,6 +185,8 @@ class LocalServer:
                         self.version = "milvus_lite-" + self.spec.name.removeprefix("lite-")
                     else:
                         self.version = str(client.get_server_version(timeout=5.0))
+                        if self.spec.kind == "lite-core":  # the forwarder answers GetVersion itself
+                            client.list_collections(timeout=5.0)
                 finally:
                     client.close()
                 return self.version
