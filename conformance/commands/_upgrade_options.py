@@ -21,7 +21,9 @@ def add_upgrade_parser(
         help="before a Milvus upgrade: suite, engine checks, retrieval quality and latency, old against new",
         description="Run the suite with the engine checks, the labelled set in both modes and a latency "
         "sample on both engines, and compare them with paired tests over queries (docs/upgrade-check.md).",
-        epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed); "
+        epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed), or, "
+        "with --in-place, the new engine cannot open the old one's data (CANNOT OPEN) or answers "
+        "differently; "
         "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, "
         "a report file that could not be written: the earlier report is kept)",
     )
@@ -48,6 +50,26 @@ def add_upgrade_parser(
     upgrade.add_argument("-k", dest="select", default=None, help="only the suite's scenarios matching this")
     upgrade.add_argument(
         "--seed", type=seed_value, default=0, help="seed of the query order and resampling (0)"
+    )
+    upgrade.add_argument(
+        "--in-place",
+        action="store_true",
+        help="first, the new engine started on the data the old one wrote (a Lite file, a server's data "
+        "dir): does it open, are collections, rows and indexes there, is every query's answer unchanged",
+    )
+    upgrade.add_argument(
+        "--in-place-only", action="store_true", help="--in-place, and not the comparison on fresh engines"
+    )
+    upgrade.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="with --in-place: the old engine's existing data dir to start from (copied first)",
+    )
+    upgrade.add_argument(
+        "--write-in-place",
+        action="store_true",
+        help="with --data-dir: work on DIR itself, not on a copy (the new engine then writes there)",
     )
     upgrade.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     upgrade.add_argument("--no-plots", action="store_true", help="no PNG plots (no matplotlib needed)")

@@ -4,6 +4,9 @@ The orchestration is here; the evaluation's building blocks (the labelled set, t
 files, the paired statistics, the plots, the progress bar, the embedder) are the evaluation package's
 (:mod:`evaluation`), shared with ``rag-reference evaluate``:
 
+- ``_in_place``: ``--in-place``, the new engine started on the data the old one wrote (CANNOT OPEN,
+  or the collections, rows, indexes and every query's answer compared); its values and comparison
+  in ``_in_place_values``;
 - ``_check``: the whole check as one call (:func:`run_upgrade`), and the TREC runs it writes;
 - ``_labelled``: the labelled set and its vectors, the evaluation package's errors as
   :class:`UpgradeInputError`;
@@ -25,21 +28,27 @@ The command line (``conformance/commands/_upgrade.py``) runs the suite and print
 
 from ._check import RUNS_DIR, export_runs, run_upgrade
 from ._gate import METRICS, UpgradeResult, compare
+from ._in_place import IN_PLACE_FILE, check_in_place
+from ._in_place_values import SCORE_TOLERANCE, InPlaceResult
 from ._labelled import UpgradeInputError, load_labelled_set
 from ._settings import UpgradeSettings, load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, Outcome, engine_label, evaluate_engines, open_engine
 from ._suite import SuiteChanges
 
 __all__ = [
+    "IN_PLACE_FILE",
     "METRICS",
     "MODES",
     "RUNS_DIR",
+    "SCORE_TOLERANCE",
     "EngineEvaluation",
+    "InPlaceResult",
     "Outcome",
     "SuiteChanges",
     "UpgradeInputError",
     "UpgradeResult",
     "UpgradeSettings",
+    "check_in_place",
     "compare",
     "engine_label",
     "evaluate_engines",

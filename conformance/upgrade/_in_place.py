@@ -6,8 +6,8 @@ the same data (a Lite file, a server's data directory). So, on one data dir (a c
 
 1. the old engine starts there on a loopback port, and the implementation (the reference, or the team's
    adapter) ingests the labelled set's corpus through ``prepare``; every labelled query is asked in
-   each mode the engine has; the kit's own client notes each collection's rows and indexes and
-   flushes it; the engine stops cleanly, keeping its data;
+   each mode the engine has, after the kit's own client has flushed each collection and noted its
+   rows and indexes; the engine stops cleanly, keeping its data;
 2. the new engine starts on the same data and the same port (where the implementation's client finds
    it again, as a team's application would). If it cannot: CANNOT OPEN, with the engine's own words
    and what a team does instead;
@@ -128,10 +128,13 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
     states = []
     for name in sorted(client.list_collections()):
         step = "flush" if flush else "load"
+        problem: str | None = None
         try:
             client.flush(name) if flush else client.load_collection(name)
         except Exception as exc:
             _still_there(engine, f"{step} of {name}", exc)
+            text = str(getattr(exc, "message", None) or exc).strip().splitlines()
+            problem = f"{step} failed: {type(exc).__name__}: {text[0] if text else 'no words'}"
         rows: int | None = None
         try:
             reply = client.query(name, filter="", output_fields=["count(*)"])
@@ -150,7 +153,9 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
                 info = client.describe_index(name, index)
                 indexes.append(f"{info.get('field_name')}:{info.get('index_type')}:{info.get('metric_type')}")
         states.append(
-            CollectionState(name=name, rows=rows, indexes=tuple(sorted(indexes)), nullable=nullable)
+            CollectionState(
+                name=name, rows=rows, indexes=tuple(sorted(indexes)), nullable=nullable, problem=problem
+            )
         )
     return states
 
@@ -257,8 +262,8 @@ def _upgrade(
         facts = engine_facts(old_version)
         adapter.prepare(engine.endpoint.model_copy(update={"engine": facts}), corpus)
         modes = _modes(old_version, info)
+        inventory = _inventory(engine, flush=True)  # first: the answers are those of the data as stopped
         before = _ask_all(adapter, requests, modes)
-        inventory = _inventory(engine, flush=True)
         engine.shut_down()
         print(f"upgrade in place: {old} stopped; starting {engine_label(new)} on the same data", file=out)
         base = {"old": old, "new": new, "old_version": old_version, "data": shown, "before": inventory}

@@ -51,6 +51,7 @@ class CollectionState(_Value):
     rows: int | None = None
     indexes: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()  # fields declared nullable
+    problem: str | None = None  # what failed when the kit flushed it (before) or loaded it (after)
 
 
 class QueryChange(_Value):
@@ -132,6 +133,8 @@ def compare_inventories(before: Sequence[CollectionState], after: Sequence[Colle
         if new is None:
             missing.append(f"collection {old.name} ({old.rows} rows) is gone")
             continue
+        if new.problem and not old.problem:
+            missing.append(f"collection {old.name}: {new.problem}")
         if old.rows != new.rows:
             missing.append(f"collection {old.name}: {old.rows} rows before, {new.rows} after")
         for index in old.indexes:

@@ -32,6 +32,7 @@ __all__ = [
     "read_jsonl",
     "sample_path",
     "vector_batches",
+    "write_rows",
 ]
 
 # Schema limits of the store's VARCHAR fields (Milvus counts UTF-8 bytes). Checked here so a bad chunk
@@ -230,3 +231,16 @@ def _check_dim(key: str, vector: Sequence[float], dim: int) -> None:
 def sample_path() -> Path:
     """The bundled sample: 32 English chunks over four categories, without vectors (embedded at ingest)."""
     return Path(str(resources.files("reference") / "data" / "sample.jsonl"))
+
+
+def write_rows(client: Any, collection: str, rows: list[dict[str, Any]], key: str) -> None:
+    """Upsert ``rows`` (keyed by the field ``key``); on a server without Upsert (Milvus before 2.3
+    answers UNIMPLEMENTED), delete the keys and insert instead: the same rows, just as idempotent."""
+    try:
+        client.upsert(collection, rows)
+        return
+    except Exception as exc:
+        if "UNIMPLEMENTED" not in str(exc) and "unknown method Upsert" not in str(exc):
+            raise
+    client.delete(collection, ids=[row[key] for row in rows])
+    client.insert(collection, rows)

@@ -35,7 +35,7 @@ from .._settings import Settings
 from ._errors import describe, engine_errors, redact_uri, scrub
 from ._features import EngineFeatures, quiet_refusals, server_version
 from ._hits import candidates, hybrid_hits
-from ._ingest import Chunk, vector_batches
+from ._ingest import Chunk, vector_batches, write_rows
 from ._schema import (
     ABSENT,
     CATEGORY_FIELD,
@@ -311,7 +311,7 @@ class MilvusKnowledgeStore:
                 self.ensure_collection()  # only now: an empty input must not create a collection
             rows = [self._row(chunk, vector, self._absent) for chunk, vector in batch]
             with self._engine(f"upsert {len(rows)} chunks"):
-                self.client.upsert(self.collection, rows)
+                write_rows(self.client, self.collection, rows, KEY_FIELD)
             total += len(rows)
             if progress is not None:
                 progress(total)
