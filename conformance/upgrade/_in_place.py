@@ -21,6 +21,7 @@ Nothing is written to the team's data dir: it is copied first unless ``write_in_
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import shutil
 import socket
@@ -37,6 +38,7 @@ from ..boundary._protocol import LookupRequest
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
+from ..engines._load import stretched
 from ..engines._local import LITE_FILE
 from ._in_place_values import (
     Answer,
@@ -53,6 +55,7 @@ from ._sides import MODES, _corpus
 __all__ = ["IN_PLACE_FILE", "check_in_place"]
 
 IN_PLACE_FILE = "in-place.json"
+LOAD_SECONDS = 60.0  # a small collection loads in seconds; longer (stretched with the load) is a finding
 _REINGEST = (
     "keep the old engine serving until the data is moved: start the new engine on an empty data dir "
     "and ingest your source data again (or export each collection with the old version's tools, e.g. "
@@ -130,7 +133,10 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
         step = "flush" if flush else "load"
         problem: str | None = None
         try:
-            client.flush(name) if flush else client.load_collection(name)
+            if flush:
+                client.flush(name)
+            else:  # bounded: a load that never finishes is a finding, not a hang
+                client.load_collection(name, timeout=stretched(LOAD_SECONDS))
         except Exception as exc:
             _still_there(engine, f"{step} of {name}", exc)
             text = str(getattr(exc, "message", None) or exc).strip().splitlines()
@@ -220,6 +226,8 @@ def check_in_place(
     if source is not None and not source.is_dir():
         raise UpgradeInputError(f"--data-dir {source} is not a directory: give the old engine's data dir")
     scratch = Path(tempfile.mkdtemp(prefix="rqs-in-place-"))
+    quiet = logging.getLogger("pymilvus")  # its tracebacks of the calls expected to fail are not ours
+    level, quiet.level = quiet.level, logging.CRITICAL
     try:
         if source is None:
             data, shown = scratch / "data", "a new data dir (the labelled set's corpus only)"
@@ -239,6 +247,7 @@ def check_in_place(
         ]  # fmt: skip
         return _upgrade(old, new, data, f"{shown}, {data}", corpus, requests, adapter, out)
     finally:
+        quiet.setLevel(level)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
