@@ -143,6 +143,13 @@ def _in_place(args: Any, adapter: str) -> upgrade.InPlaceResult:
 def upgrade_main(args: Any) -> int:
     """The command line's ``upgrade``: print the verdict and what it rests on; return the exit code."""
     adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
+    from evaluation import StatisticsUnavailableError, require_statistics
+
+    try:
+        require_statistics("rag-conformance upgrade")
+    except StatisticsUnavailableError as exc:
+        print(f"rag-conformance upgrade: {exc}", file=sys.stderr)
+        return 2
     if args.beir and args.eval:
         print(
             "rag-conformance upgrade: --eval (the bundled set) and --beir DIR exclude each other",
