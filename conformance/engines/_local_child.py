@@ -80,10 +80,30 @@ def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
         _terminate(proc, grace)
         return
     os.killpg(group, signal.SIGTERM)  # our own handler only sets _stop; the Go server flushes, stops
+    deadline = time.monotonic() + grace
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(grace)
-    time.sleep(1.0)  # the Go server's coordinators stop in parallel with milvus-server
+    # A clean stop: the Go server (milvus-server's own child) leaves its sessions and flushes before it
+    # exits, and the next version started on the same data (an in-place upgrade) depends on that.
+    while _others_in_group(group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
     os.killpg(group, signal.SIGKILL)  # whatever is left, this process included: nothing outlives it
+
+
+def _others_in_group(group: int) -> bool:
+    """Whether a live process other than this one is in process group ``group`` (Linux's /proc)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:  # state, ppid, pgrp
+            return True
+    return False
 
 
 def _version_reply() -> bytes:

@@ -108,10 +108,10 @@ def _check_addresses(old: str, new: str) -> None:
         )
 
 
-def _start(address: str, data: Path, port: int, run_id: str) -> Engine:
+def _start(address: str, data: Path, port: int, run_id: str, timeout: float | None = None) -> Engine:
     # The kit's own Lite 3.x takes the Lite file's path as its data dir; the lines take the dir.
     where = data / LITE_FILE if parse_engine_address(address).kind == "lite" else data
-    return start_engine(address, data_dir=where, port=port, run_id=run_id)
+    return start_engine(address, data_dir=where, port=port, run_id=run_id, startup_timeout=timeout)
 
 
 def _free_port() -> int:
@@ -217,9 +217,15 @@ def check_in_place(
     adapter: str = "reference",
     data_dir: str | Path | None = None,
     write_in_place: bool = False,
+    open_timeout: float | None = None,
     output: IO[str] | None = None,
 ) -> InPlaceResult:
-    """Upgrade ``old`` to ``new`` in place on one data dir and say what the new engine finds there."""
+    """Upgrade ``old`` to ``new`` in place on one data dir and say what the new engine finds there.
+
+    ``open_timeout`` (seconds) bounds the new engine's start on the old data (default: the engine's own
+    startup budget, stretched with the machine's load): not answering by then is CANNOT OPEN."""
+    if open_timeout is not None and open_timeout <= 0:
+        raise UpgradeInputError(f"--open-timeout is {open_timeout}; give a positive number of seconds")
     out = output or sys.stderr
     _check_addresses(old, new)
     source = Path(data_dir).expanduser().resolve() if data_dir is not None else None
@@ -245,7 +251,8 @@ def check_in_place(
                                  retrieve_k=lookup.retrieve_k, rrf_k=lookup.rrf_k, config=config))
             for q, v in zip(labelled.queries, embed([q.query for q in labelled.queries]), strict=True)
         ]  # fmt: skip
-        return _upgrade(old, new, data, f"{shown}, {data}", corpus, requests, adapter, out)
+        where = f"{shown}, {data}"
+        return _upgrade(old, new, data, where, corpus, requests, adapter, out, open_timeout)
     finally:
         quiet.setLevel(level)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -260,6 +267,7 @@ def _upgrade(
     requests: Sequence[tuple[str, LookupRequest]],
     adapter_spec: str,
     out: IO[str],
+    open_timeout: float | None,
 ) -> InPlaceResult:
     port, run_id = _free_port(), secrets.token_hex(4)
     print(f"upgrade in place: starting {engine_label(old)} on {data}", file=out, flush=True)
@@ -277,7 +285,7 @@ def _upgrade(
         print(f"upgrade in place: {old} stopped; starting {engine_label(new)} on the same data", file=out)
         base = {"old": old, "new": new, "old_version": old_version, "data": shown, "before": inventory}
         try:
-            second = _start(new, data, port, run_id)
+            second = _start(new, data, port, run_id, open_timeout)
             after_inventory = _inventory(second, flush=False)
         except (EngineUnavailableError, _StoppedError) as exc:
             python_lite = new not in LOCAL_ENGINES or LOCAL_ENGINES[new].kind == "lite-python"
