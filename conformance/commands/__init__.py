@@ -8,10 +8,10 @@
   ``_smoke_edges``: the hard inputs a real run may send, and which the program rejects.
 - ``_clean``: the collections killed kit runs left on an engine, listed and dropped (``clean``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
-- ``_diff``: what newly fails between two reports (``diff``).
-- ``_upgrade``: one engine against another for one implementation (``upgrade``): the suite on both
-  engines and its diff, handed to the check itself (:mod:`conformance.upgrade`); its options are
-  ``_upgrade_options``.
+- ``_diff``: what newly fails between two reports (``diff``), printed; the comparison is the reports'
+  (:mod:`conformance.reporting._diff`).
+- ``_upgrade``: one engine against another for one implementation (``upgrade``): its options, and the
+  result of the check (:mod:`conformance.upgrade`, which runs all of it) printed.
 
 The docs site builder is :mod:`conformance.site` (``docs``); the schema writer is in :mod:`conformance.stdio`.
 """

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ._upgrade_options import add_upgrade_parser
+from ._upgrade import add_upgrade_parser
 
 __all__ = ["main"]
 

@@ -4,51 +4,33 @@ Each engine gets one run of every scenario (``checks="all"``) against one adapte
 default), in a child process of its own, so that one engine's crash or hang cannot take the others
 down and no pytest state leaks between runs. Each run writes its report to ``<report dir>/<engine>/``.
 The result is a table of requirement x engine verdicts; an engine that could not be installed,
-started or run keeps its column, saying why.
+started or run keeps its column, saying why. One engine's run is
+:func:`conformance.upgrade._suite_runs.run_column` (the upgrade check runs its two sides with it too);
+the child process it starts is this module's ``python -m`` entry point.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from ..boundary._atomic import OutputNotWrittenError, write_atomically
-from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact_uri, register_uri_secrets
-from ..engines._address import engine_label, parse_engine_address
+from ..boundary._redact import register_uri_secrets
+from ..engines._address import engine_label
 from ..engines._lines import MATRIX_LINES
-from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
-from ..engines._start import start_engine
-from ..reporting import Report
+from ..engines._local import LOCAL_ENGINES
+from ..upgrade._suite_runs import EngineColumn, engine_slug, run_column
 
 __all__ = ["DEFAULT_ENGINES", "EngineColumn", "expand_engines", "format_engine_matrix", "run_matrix"]
+_slug = engine_slug  # the name the tests of CI's report dirs import
 
 CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
 LOCAL = "local"  # shorthand for the engines the matrix runs by default
 ALL = "all"  # shorthand for every engine line of this machine (conformance/engines/_lines.py)
 DEFAULT_ENGINES = (LOCAL,)
-RUN_TIMEOUT_SECONDS = 1800.0
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass
-class EngineColumn:
-    """One engine of the matrix: how it was reached, and its report or why there is none."""
-
-    engine: str  # as given, e.g. "lite-2.5.1" or "uri:http://host:19530" (may carry credentials)
-    milvus: str | None = None  # the --milvus value the run used
-    version: str | None = None
-    report: Report | None = None
-    report_path: Path | None = None
-    not_run: str | None = None  # why there is no report
-    seconds: float = 0.0
 
 
 def expand_engines(engines: Sequence[str]) -> list[str]:
@@ -61,15 +43,6 @@ def expand_engines(engines: Sequence[str]) -> list[str]:
             if name not in out:
                 out.append(name)
     return out
-
-
-def _slug(engine: str) -> str:
-    # Report dirs are named after the engine; URIs may carry credentials, which must not become a path:
-    # the name is the redacted address's host, port and path, its user info and query (?token=) dropped.
-    if engine.startswith("uri:"):
-        where = re.split(r"[?#]", redact_uri(engine[4:]), maxsplit=1)[0]
-        return "uri-" + _SLUG.sub("_", where.split("://")[-1].rpartition("@")[2]).strip("_")
-    return _SLUG.sub("_", engine).strip("_")
 
 
 def run_matrix(
@@ -95,74 +68,14 @@ def run_matrix(
         raise OutputNotWrittenError(root, exc.errno, exc.strerror or str(exc)) from exc
     columns = []
     for engine in expand_engines(engines):
-        started = time.monotonic()
-        column = EngineColumn(engine)
-        print(f"[{engine_label(engine)}] starting", file=out, flush=True)
         try:
-            _run_engine(column, root / _slug(engine), adapter, out, select)
-        except ConformanceError as exc:
-            column.not_run = str(exc)
+            column = run_column(engine, root / engine_slug(engine), adapter=adapter, out=out, select=select)
         except KeyboardInterrupt:
-            column.not_run = "interrupted"
-            columns.append(column)
+            columns.append(EngineColumn(engine, not_run="interrupted"))
             raise
-        finally:
-            column.seconds = round(time.monotonic() - started, 1)
-        verdict = column.report.verdict if column.report else f"NOT RUN: {column.not_run}"
-        print(f"[{engine_label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
         columns.append(column)
     write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
     return columns
-
-
-def _run_engine(
-    column: EngineColumn, directory: Path, adapter: str, out: IO[str], select: str | None = None
-) -> None:
-    backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
-    if backend.kind != "local":
-        if backend.kind == "uri":
-            # An unreachable server would error every scenario; say once, in the column, why instead.
-            with start_engine(column.engine, startup_timeout=10.0) as engine:
-                column.version = engine.server_version()
-        column.milvus = column.engine
-        _run_suite(column, directory, adapter, select)
-        return
-    local = LOCAL_ENGINES[str(backend.target)]
-    venv = ensure_venv(local, output=None)  # pip's progress goes to the terminal
-    server = LocalServer(local, venv)
-    try:
-        column.version = server.wait_ready()
-        print(f"[{column.engine}] {local.about}: {column.version} on {server.uri}", file=out, flush=True)
-        column.milvus = f"uri:{server.uri}"
-        _run_suite(column, directory, adapter, select)
-    finally:
-        server.stop()
-
-
-def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str | None = None) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    report_path = directory / "report.json"
-    report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
-    log_path = directory / "run.log"
-    command = [sys.executable, "-m", "conformance.commands._engines", "--adapter", adapter]
-    command += ["--milvus", str(column.milvus), "--report", str(directory)]
-    command += ["-k", select] if select else []
-    with log_path.open("wb") as log:
-        try:
-            code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            raise ConformanceError(
-                f"the run did not finish within {RUN_TIMEOUT_SECONDS:g} s; see {log_path}"
-            ) from None
-    if not report_path.is_file():
-        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-12:])
-        raise ConformanceError(
-            f"the run produced no report (exit code {code}); {log_path} ends with:\n{tail}"
-        )
-    column.report = Report.model_validate_json(report_path.read_text())
-    column.report_path = report_path
-    milvus = column.report.environment.milvus or {}
-    column.version = str(milvus.get("version") or column.version or "?")
 
 
 def _cell(column: EngineColumn, requirement_id: str) -> str:

@@ -14,7 +14,6 @@ files, the paired statistics, the plots, the progress bar, the embedder) are the
 - ``_sides``: the engines (started or reached by address) and one adapter per side, every query asked
   on both (and on a second instance of each, the twins, where they can start twice), interleaved
   where they can run at once; a failed lookup asked once more, then kept as that query's error;
-- ``_suite``: the conformance suite's changes by scenario id, as the gate reads them;
 - ``_gate``: the paired comparison (quality one-sided, with the drop the set can detect), the error
   rates, the tolerances and the verdict;
 - ``_latency``: p50, p95 and p99 of the new engine against the old, beyond the instance effect;
@@ -23,7 +22,11 @@ files, the paired statistics, the plots, the progress bar, the embedder) are the
 - ``_plots``: the PNGs, drawn by the evaluation package;
 - ``_runs``: the TREC runs and qrels, ids redacted and encoded where a TREC file could not carry them.
 
-The command line (``conformance/commands/_upgrade.py``) runs the suite and prints the verdict.
+- ``_suite``: the suite on both engines and its changes by scenario id (the reports' comparison,
+  :mod:`conformance.reporting._diff`); ``_suite_runs``: one engine's whole suite in a child process,
+  as ``rag-conformance engines`` runs each column too.
+
+The command line (``conformance/commands/_upgrade.py``) takes the options and prints the verdict.
 """
 
 from ._check import RUNS_DIR, export_runs, run_upgrade
