@@ -154,7 +154,9 @@ def _engines(args: argparse.Namespace) -> int:
     refused = _output_dir_problem(args.report_dir, "--report-dir")
     if refused is not None:
         return refused
-    columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
+    columns = run_matrix(
+        args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter, select=args.select
+    )
     print(format_engine_matrix(columns))
     broken = [
         c
@@ -334,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
+    engines.add_argument("-k", dest="select", default=None, help="only the scenarios matching this, on each")
     engines.set_defaults(func=_engines)
 
     clean = sub.add_parser(
