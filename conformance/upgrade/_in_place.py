@@ -27,6 +27,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -34,6 +35,7 @@ from typing import IO, Any
 from evaluation import LabelledSet
 
 from ..adapters._loading import load_adapter
+from ..boundary._errors import ConformanceError
 from ..boundary._protocol import LookupRequest
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._facts import engine_facts
@@ -55,6 +57,7 @@ from ._sides import MODES, _corpus
 __all__ = ["IN_PLACE_FILE", "check_in_place"]
 
 IN_PLACE_FILE = "in-place.json"
+_CLOSE_SECONDS = 15.0  # the implementation's close, bounded where its engine is gone
 LOAD_SECONDS = 60.0  # a small collection loads in seconds; longer (stretched with the load) is a finding
 _REINGEST = (
     "keep the old engine serving until the data is moved: start the new engine on an empty data dir "
@@ -270,14 +273,26 @@ def _upgrade(
     open_timeout: float | None,
 ) -> InPlaceResult:
     port, run_id = _free_port(), secrets.token_hex(4)
-    print(f"upgrade in place: starting {engine_label(old)} on {data}", file=out, flush=True)
-    engine = _start(old, data, port, run_id)
     adapter, info = load_adapter(adapter_spec)
+    print(f"upgrade in place: starting {engine_label(old)} on {data}", file=out, flush=True)
+    try:
+        engine = _start(old, data, port, run_id)
+    except BaseException:
+        _close_within(adapter, _CLOSE_SECONDS)
+        raise
     second: Engine | None = None
     try:
         old_version = engine.server_version()
         facts = engine_facts(old_version)
-        adapter.prepare(engine.endpoint.model_copy(update={"engine": facts}), corpus)
+        try:
+            adapter.prepare(engine.endpoint.model_copy(update={"engine": facts}), corpus)
+        except Exception as exc:
+            raise ConformanceError(
+                f"{engine_label(old)}: the implementation could not ingest the labelled set's corpus "
+                f"({type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); "
+                "nothing to upgrade in place: fix that on the old engine first (rag-conformance run "
+                f"--milvus {old} says more)"
+            ) from exc
         modes = _modes(old_version, info)
         inventory = _inventory(engine, flush=True)  # first: the answers are those of the data as stopped
         before = _ask_all(adapter, requests, modes)
@@ -311,13 +326,31 @@ def _upgrade(
             changes=changes,
         )
     finally:
-        engine.shut_down()  # already stopped unless something failed before
         if second is not None and _answers(second):
-            with contextlib.suppress(Exception):  # drops what prepare made, on the copy
-                adapter.close()
+            _close_within(adapter, _CLOSE_SECONDS)  # drops what prepare made, on the new engine's data
             second.close()
         elif second is not None:
-            second.shut_down()  # nothing answers to drop from: the data dir goes with the scratch dir
+            second.shut_down()  # nothing answers to drop from
+            _close_within(adapter, _CLOSE_SECONDS)
+        elif not engine.closed:  # failed before the old engine stopped: drop what this run made there
+            _close_within(adapter, _CLOSE_SECONDS)
+            with contextlib.suppress(ConformanceError):
+                engine.close()
+        else:  # the new engine never opened: the implementation's client has nothing to reach
+            _close_within(adapter, _CLOSE_SECONDS)
+
+
+def _close_within(adapter: Any, seconds: float) -> None:
+    """``adapter.close()``, given ``seconds``: a client whose engine is gone may retry for long; the
+    implementation's own process (a stdio program) is ended by its adapter either way."""
+    worker = threading.Thread(target=_close_quietly, args=(adapter,), daemon=True)
+    worker.start()
+    worker.join(seconds)
+
+
+def _close_quietly(adapter: Any) -> None:
+    with contextlib.suppress(Exception):
+        adapter.close()
 
 
 def _answers(engine: Engine) -> bool:
