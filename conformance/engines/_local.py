@@ -192,11 +192,28 @@ class LocalServer:
                 return self.version
             except Exception as exc:  # refused, or the server is still starting its components
                 last = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                self._check_ports_bound()
                 time.sleep(0.5)
         raise EngineUnavailableError(
             f"{self.spec.about} did not answer on {self.uri} within {budget:.0f} s "
             f"(last: {last}); log tail:\n{self.log_tail()}"
         )
+
+    def _check_ports_bound(self) -> None:
+        """A Go server whose fixed port was taken after the check (another 2.x server started in
+        between) panics, while milvus-server, its Python parent, waits on: say so now, not after the
+        whole startup budget."""
+        if not self.spec.fixed_ports:
+            return
+        for log in (self.data_dir / "logs").glob("*.log"):
+            with contextlib.suppress(OSError):
+                if "bind: address already in use" in log.read_text(errors="replace"):
+                    ports = ", ".join(map(str, self.spec.fixed_ports))
+                    raise EngineUnavailableError(
+                        f"{self.spec.about} could not bind its fixed port(s) {ports}: another Milvus 2.x "
+                        f"server took one while this one started ({log}); only one runs at a time: wait "
+                        "for it, or stop it"
+                    )
 
     def log_tail(self) -> str:
         """The last lines of the server log."""
