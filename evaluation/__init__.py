@@ -16,13 +16,22 @@ checks it). Values, plain functions over them, and two verbs:
 - ``_plots``: PNG drawers (matplotlib, optional, imported only there);
 - ``_progress``: the one progress bar (tqdm, on stderr, only on a terminal);
 - ``_embed``: the embedder of labelled sets (wordllama, from its wheel, never downloaded);
-- ``_errors``: one root, :class:`EvaluationError`.
+- ``_errors``: one root, :class:`EvaluationError`;
+- ``_extra``: the statistics stack as the ``evaluation`` extra: what is missing, and the one command
+  that installs it (:func:`require_statistics`).
 
 Importing it starts nothing and imports neither ir_measures, SciPy, tqdm nor matplotlib.
 """
 
 from ._embed import WordLlamaEmbedder, wordllama_installed
 from ._errors import EmbedderUnavailableError, EvaluationError, LabelledSetError, PlottingUnavailableError
+from ._extra import (
+    EVALUATION_EXTRA,
+    STATISTICS_MODULES,
+    StatisticsUnavailableError,
+    missing_statistics,
+    require_statistics,
+)
 from ._metrics import (
     GAIN_CONVENTION,
     BinaryScores,
@@ -92,11 +101,13 @@ from .sets import (
 __all__ = [
     "BUNDLED_NAME",
     "CHUNKINGS",
+    "EVALUATION_EXTRA",
     "GAIN_CONVENTION",
     "KINDS",
     "MAX_GRADE",
     "PLOT_EXTRA",
     "QRELS_FILE",
+    "STATISTICS_MODULES",
     "Alternative",
     "BinaryScores",
     "Chunking",
@@ -112,6 +123,7 @@ __all__ = [
     "PlottingUnavailableError",
     "ProgressStep",
     "QueryKind",
+    "StatisticsUnavailableError",
     "TrecDocids",
     "TrecIdError",
     "WordLlamaEmbedder",
@@ -130,6 +142,7 @@ __all__ = [
     "load_beir_set",
     "load_jsonl_set",
     "measure_names",
+    "missing_statistics",
     "paired_quantile_test",
     "paired_test",
     "per_query",
@@ -144,6 +157,7 @@ __all__ = [
     "read_qrels",
     "read_queries",
     "read_run",
+    "require_statistics",
     "run_lines",
     "run_scores",
     "slice_set",

@@ -10,11 +10,11 @@
 - ``_clean_cache``: the engine venvs and images the kit fetched or built, listed and removed
   (``clean --engine-cache``).
 - ``_coverage``: every spec scenario transcribed and every step bound, and spec drift (``coverage``).
-- ``_diff``: what newly fails between two reports (``diff``).
+- ``_diff``: what newly fails between two reports (``diff``), printed; the comparison is the reports'
+  (:mod:`conformance.reporting._diff`).
+- ``_upgrade``: one engine against another for one implementation (``upgrade``): its options, and the
+  result of the check (:mod:`conformance.upgrade`, which runs all of it) printed.
 - ``_exits``: how every command ends (an output not written, a signal), the rule of docs/exit-codes.md.
-- ``_upgrade``: one engine against another for one implementation (``upgrade``): the suite on both
-  engines and its diff, handed to the check itself (:mod:`conformance.upgrade`); its options are
-  ``_upgrade_options``.
 
 The docs site builder is :mod:`conformance.site` (``docs``); the schema writer is in :mod:`conformance.stdio`.
 """

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ._upgrade_options import add_upgrade_parser
+from ._upgrade import add_upgrade_parser
 
 __all__ = ["main"]
 
@@ -174,7 +174,9 @@ def _engines(args: argparse.Namespace) -> int:
     refused = _output_dir_problem(args.report_dir, "--report-dir")
     if refused is not None:
         return refused
-    columns = run_matrix(args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter)
+    columns = run_matrix(
+        args.engine or DEFAULT_ENGINES, report_dir=args.report_dir, adapter=args.adapter, select=args.select
+    )
     print(format_engine_matrix(columns))
     return matrix_exit_code(columns)
 
@@ -231,7 +233,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from ..engines._address import ENGINE_HELP  # the one engine vocabulary; starts nothing
-    from ..engines._local import LOCAL_ENGINES
+    from ..engines._lines import MATRIX_LINES
     from ..reporting._options import (  # pydantic, no pytest plugin: cheap
         PROFILES,
         add_cli_options,
@@ -349,10 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         action="append",
         default=None,
-        help=f"local (the default: lite and {', '.join(LOCAL_ENGINES)}) | {ENGINE_HELP}; repeatable",
+        help=f"local (the default: lite and {', '.join(MATRIX_LINES)}) | all (lite and every line below) | "
+        f"{ENGINE_HELP}; repeatable",
     )
     engines.add_argument("--report-dir", default="rqs-engines", help="one report dir per engine in here")
     engines.add_argument("--adapter", default="reference", help="the implementation run on every engine")
+    engines.add_argument("-k", dest="select", default=None, help="only the scenarios matching this, on each")
     engines.set_defaults(func=_engines)
 
     clean = sub.add_parser(

@@ -4,7 +4,9 @@ Each engine gets one run of every scenario (``checks="all"``) against one adapte
 default), in a child process of its own, so that one engine's crash or hang cannot take the others
 down and no pytest state leaks between runs. Each run writes its report to ``<report dir>/<engine>/``.
 The result is a table of requirement x engine verdicts; an engine that could not be installed,
-started or run keeps its column, saying why.
+started or run keeps its column, saying why. One engine's run is
+:func:`conformance.upgrade._suite_runs.run_column` (the upgrade check runs its two sides with it too);
+the child process it starts is this module's ``python -m`` entry point.
 """
 
 from __future__ import annotations
@@ -12,26 +14,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from ..boundary._atomic import OutputNotWrittenError, write_atomically
 from ..boundary._credentials import ENGINE_ADDRESS_ENV
-from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact_uri, register_environment_secrets, register_uri_secrets
-from ..boundary._signals import signal_of
-from ..engines._address import engine_label, parse_engine_address
-from ..engines._load import stretched
-from ..engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
-from ..engines._start import start_engine
-from ..reporting import Report
+from ..boundary._redact import register_environment_secrets, register_uri_secrets
+from ..engines._address import engine_label
+from ..engines._lines import MATRIX_LINES
+from ..engines._local import LOCAL_ENGINES
+from ..upgrade._suite_runs import EngineColumn, engine_slug, run_column
 
 __all__ = [
     "DEFAULT_ENGINES",
@@ -41,47 +35,24 @@ __all__ = [
     "matrix_exit_code",
     "run_matrix",
 ]
+_slug = engine_slug  # the name the tests of CI's report dirs import
 
 CURRENT_LITE = "lite"  # Milvus Lite 3.x of the kit's own environment
-LOCAL = "local"  # shorthand for every engine this machine can run
+LOCAL = "local"  # shorthand for the engines the matrix runs by default
+ALL = "all"  # shorthand for every engine line of this machine (conformance/engines/_lines.py)
 DEFAULT_ENGINES = (LOCAL,)
-RUN_TIMEOUT_SECONDS = 1800.0
-# A run told to stop writes its report and drops its collections in a second or two (a few on an engine
-# that stopped answering: it is given up on after a short probe).
-CHILD_STOP_SECONDS = 10.0
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass
-class EngineColumn:
-    """One engine of the matrix: how it was reached, and its report or why there is none."""
-
-    engine: str  # as given, e.g. "lite-2.5.1" or "uri:http://host:19530" (may carry credentials)
-    milvus: str | None = None  # the --milvus value the run used
-    version: str | None = None
-    report: Report | None = None
-    report_path: Path | None = None
-    not_run: str | None = None  # why there is no report
-    seconds: float = 0.0
 
 
 def expand_engines(engines: Sequence[str]) -> list[str]:
-    """``local`` -> the engines installable here; other names pass through; duplicates dropped."""
+    """``local`` -> the kit's Lite and the default lines; ``all`` -> the kit's Lite and every line
+    installable here; other names pass through; duplicates dropped."""
+    shorthand = {LOCAL: (CURRENT_LITE, *MATRIX_LINES), ALL: (CURRENT_LITE, *LOCAL_ENGINES)}
     out: list[str] = []
     for engine in engines:
-        for name in (CURRENT_LITE, *LOCAL_ENGINES) if engine == LOCAL else (engine,):
+        for name in shorthand.get(engine, (engine,)):
             if name not in out:
                 out.append(name)
     return out
-
-
-def _slug(engine: str) -> str:
-    # Report dirs are named after the engine; URIs may carry credentials, which must not become a path:
-    # the name is the redacted address's host, port and path, its user info and query (?token=) dropped.
-    if engine.startswith("uri:"):
-        where = re.split(r"[?#]", redact_uri(engine[4:]), maxsplit=1)[0]
-        return "uri-" + _SLUG.sub("_", where.split("://")[-1].rpartition("@")[2]).strip("_")
-    return _SLUG.sub("_", engine).strip("_")
 
 
 def run_matrix(
@@ -107,88 +78,16 @@ def run_matrix(
         raise OutputNotWrittenError(root, exc.errno, exc.strerror or str(exc)) from exc
     columns = []
     for engine in expand_engines(engines):
-        started = time.monotonic()
-        column = EngineColumn(engine)
-        print(f"[{engine_label(engine)}] starting", file=out, flush=True)
         try:
-            _run_engine(column, root / _slug(engine), adapter, out, select)
-        except ConformanceError as exc:
-            column.not_run = str(exc)
+            column = run_column(engine, root / engine_slug(engine), adapter=adapter, out=out, select=select)
         except KeyboardInterrupt as exc:
-            column.not_run = f"interrupted ({signal.Signals(signal_of(exc)).name})"
-            column.seconds = round(time.monotonic() - started, 1)
-            _keep_interrupted_report(column, root / _slug(engine))
-            columns.append(column)
+            columns.append(getattr(exc, "column", None) or EngineColumn(engine, not_run="interrupted"))
             with contextlib.suppress(OSError):  # the matrix so far: which engines ran, and where it stopped
                 write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
             raise
-        finally:
-            column.seconds = round(time.monotonic() - started, 1)
-        verdict = column.report.verdict if column.report else f"NOT RUN: {column.not_run}"
-        print(f"[{engine_label(engine)}] {verdict} ({column.seconds:g} s)", file=out, flush=True)
         columns.append(column)
     write_atomically(root / "matrix.json", json.dumps(_summary(columns), indent=2) + "\n")
     return columns
-
-
-def _run_engine(
-    column: EngineColumn, directory: Path, adapter: str, out: IO[str], select: str | None = None
-) -> None:
-    backend = parse_engine_address(column.engine)  # a typo is "not run: <why>", not a column of errors
-    if backend.kind != "local":
-        if backend.kind == "uri":
-            # An unreachable server would error every scenario; say once, in the column, why instead.
-            with start_engine(column.engine, startup_timeout=10.0) as engine:
-                column.version = engine.server_version()
-        column.milvus = column.engine
-        _run_suite(column, directory, adapter, select)
-        return
-    local = LOCAL_ENGINES[str(backend.target)]
-    venv = ensure_venv(local, output=None)  # pip's progress goes to the terminal
-    server = LocalServer(local, venv)
-    try:
-        column.version = server.wait_ready()
-        print(f"[{column.engine}] {local.about}: {column.version} on {server.uri}", file=out, flush=True)
-        column.milvus = f"uri:{server.uri}"
-        _run_suite(column, directory, adapter, select)
-    finally:
-        server.stop()
-
-
-def _run_suite(column: EngineColumn, directory: Path, adapter: str, select: str | None = None) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    report_path = directory / "report.json"
-    report_path.unlink(missing_ok=True)  # never read a previous run's report as this one's
-    log_path = directory / "run.log"
-    command = [sys.executable, "-m", "conformance.commands._engines", "--adapter", adapter]
-    command += ["--report", str(directory)]
-    command += ["-k", select] if select else []
-    # The address may carry a password: the child reads it from its environment (readable by this user
-    # only), never from argv (every local user's `ps` shows argv).
-    env = {**os.environ, ENGINE_ADDRESS_ENV: str(column.milvus)}
-    with log_path.open("wb") as log:
-        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-        try:
-            code = child.wait(timeout=RUN_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            _stop_child(child, signal.SIGTERM)
-            raise ConformanceError(
-                f"the run did not finish within {RUN_TIMEOUT_SECONDS:g} s; see {log_path}"
-            ) from None
-        except KeyboardInterrupt as exc:
-            # The child's run stops as it would itself: its report written (INTERRUPTED), its collections
-            # dropped or, on an engine that stopped answering, left for `clean`. Never SIGKILL first.
-            _stop_child(child, signal_of(exc))
-            raise
-    if not report_path.is_file():
-        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-12:])
-        raise ConformanceError(
-            f"the run produced no report (exit code {code}); {log_path} ends with:\n{tail}"
-        )
-    column.report = Report.model_validate_json(report_path.read_text())
-    column.report_path = report_path
-    milvus = column.report.environment.milvus or {}
-    column.version = str(milvus.get("version") or column.version or "?")
 
 
 def matrix_exit_code(columns: Sequence[EngineColumn]) -> int:
@@ -200,28 +99,6 @@ def matrix_exit_code(columns: Sequence[EngineColumn]) -> int:
     if any(c.report is not None and (c.report.summary.failed or c.report.summary.errored) for c in columns):
         return 1
     return 0
-
-
-def _keep_interrupted_report(column: EngineColumn, directory: Path) -> None:
-    """The interrupted run's own report (verdict INTERRUPTED), when its child wrote one."""
-    path = directory / "report.json"
-    with contextlib.suppress(OSError, ValueError):
-        column.report = Report.model_validate_json(path.read_text())
-        column.report_path = path
-
-
-def _stop_child(child: subprocess.Popen[bytes], signum: int) -> None:
-    """Pass ``signum`` on to a run's child and give it :data:`CHILD_STOP_SECONDS` (stretched with the
-    load) to write its report and drop its collections; kill it only if it does not."""
-    if child.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        child.send_signal(signum)
-    try:
-        child.wait(stretched(CHILD_STOP_SECONDS))
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
 
 
 def _cell(column: EngineColumn, requirement_id: str) -> str:

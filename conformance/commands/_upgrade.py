@@ -2,14 +2,16 @@
 
 On each engine, for one implementation (the reference, ``--adapter`` or ``--adapter-cmd``):
 
-1. the conformance suite with the engine checks (``rag-conformance engines``' run, one child process
-   per engine), compared by scenario id (``rag-conformance diff``'s comparison): run here, on the
-   commands' floor;
+1. the conformance suite with the engine checks (one child process per engine, as ``rag-conformance
+   engines`` runs it), compared by scenario id (the reports' comparison, as ``rag-conformance diff``);
 2. the labelled set through the implementation's ``lookup`` in both modes, with the same vectors and
    settings on both engines, both engines up at once where they can be; that is also the latency sample;
 3. the comparison with paired tests over queries, the verdict and the reports.
 
-Steps 2 and 3 are the check's own folder, :mod:`conformance.upgrade`, on the evaluation package.
+All of it is the check's own folder, :mod:`conformance.upgrade` (one call, :func:`~conformance.upgrade.
+run_upgrade`), on the evaluation package; with ``--in-place``, first the new engine on the old one's
+data (:func:`~conformance.upgrade.check_in_place`). This module holds the command's options and prints
+the result; building the parser imports none of the check.
 
 Exit 0: nothing regresses beyond the tolerances; 1: something does (the report says what); 2: the
 check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, a report
@@ -22,113 +24,158 @@ not compared.
 
 from __future__ import annotations
 
-import os
+import argparse
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING, Any
 
-from .. import upgrade
-from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..boundary._visible import visible_text
-from ..engines import engine_label
-from ..upgrade import SuiteChanges, UpgradeResult
-from ._diff import diff_reports, load_report_data
-from ._engines import run_matrix
+from ..engines._address import ENGINE_HELP
+from ..reporting._options import command_line, seed_value
 
-__all__ = ["run_upgrade", "upgrade_main"]
+if TYPE_CHECKING:
+    from ..upgrade import InPlaceResult, UpgradeResult
 
-
-@contextmanager
-def _environ(**values: str) -> Iterator[None]:
-    """``os.environ`` with ``values`` for the child processes started inside, as it was after."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+__all__ = ["add_upgrade_parser", "upgrade_main"]
 
 
-def _suite(
-    old: str,
-    new: str,
-    adapter: str,
-    out: Path,
-    select: str | None,
-    stream: IO[str],
-    done: Callable[[], object],
-) -> SuiteChanges:
-    columns = []
-    # Hypothesis keeps a storage folder (about 260 files for the whole suite) under each report
-    # directory; the upgrade's folder is for its reports, so the suite's runs keep theirs elsewhere.
-    with (
-        tempfile.TemporaryDirectory(prefix="rqs-upgrade-hypothesis-") as scratch,
-        _environ(HYPOTHESIS_STORAGE_DIRECTORY=scratch),
-    ):
-        for side, engine in (("old", old), ("new", new)):
-            # One run_matrix per side: the same engine twice must run twice, in two report dirs.
-            columns += run_matrix(
-                [engine], report_dir=out / "suite" / side, adapter=adapter, output=stream, select=select
-            )
-            done()
-    problems = []
-    for column in columns:
-        if column.report is None:
-            problems.append(f"{engine_label(column.engine)}: not run: {column.not_run}")
-        elif column.report.verdict == "NOT JUDGED":
-            problems.append(
-                f"{engine_label(column.engine)}: the kit could not judge the run ({column.report_path})"
-            )
-    if problems:
-        return SuiteChanges(compared=False, why_not="NOT JUDGED: " + "; ".join(problems))
-    before, after = (c.report_path for c in columns)
-    assert before is not None
-    assert after is not None
-    old_data = load_report_data(before)
-    diff = diff_reports(old_data, load_report_data(after))
-    return SuiteChanges.from_diff(diff, {s["id"]: s.get("message") for s in old_data["scenarios"]})
-
-
-def run_upgrade(
-    old: str,
-    new: str,
-    *,
-    adapter: str = "reference",
-    suite: bool = True,
-    select: str | None = None,
-    output: IO[str] | None = None,
-    **options: Any,
-) -> tuple[UpgradeResult, list[Path]]:
-    """:func:`conformance.upgrade.run_upgrade` with the suite run here, unless ``suite`` is false."""
-
-    def run_suite(out: Path, stream: IO[str], done: Callable[[], object]) -> SuiteChanges:
-        return _suite(old, new, adapter, out, select, stream, done)
-
-    return upgrade.run_upgrade(
-        old, new, adapter=adapter, suite=run_suite if suite else None, output=output, **options
+def add_upgrade_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], handler: Callable[[argparse.Namespace], int]
+) -> None:
+    """Add ``upgrade`` and its options to the CLI's subcommands; ``handler`` runs it."""
+    upgrade = sub.add_parser(
+        "upgrade",
+        help="before a Milvus upgrade: suite, engine checks, retrieval quality and latency, old against new",
+        description="Run the suite with the engine checks, the labelled set in both modes and a latency "
+        "sample on both engines, and compare them with paired tests over queries (docs/upgrade-check.md).",
+        epilog="exit codes: 0 nothing regresses beyond the tolerances; 1 something does (listed), or, "
+        "with --in-place, the new engine cannot open the old one's data (CANNOT OPEN) or answers "
+        "differently; "
+        "2 the check could not judge (an engine could not start, a suite run was NOT JUDGED, bad input, "
+        "a report file that could not be written: the earlier report is kept)",
     )
+    upgrade.add_argument(
+        "--from", dest="old", required=True, metavar="ENGINE", help=f"today's engine: {ENGINE_HELP}"
+    )
+    upgrade.add_argument(
+        "--to", dest="new", required=True, metavar="ENGINE", help="the candidate engine, named as --from"
+    )
+    target = upgrade.add_mutually_exclusive_group()
+    target.add_argument("--adapter", default=None, help="the implementation (default: reference)")
+    target.add_argument(
+        "--adapter-cmd", default=None, metavar="CMD", type=command_line, help="a stdio program instead"
+    )
+    upgrade.add_argument("--eval", action="store_true", help="the bundled labelled set (the default)")
+    upgrade.add_argument("--beir", default=None, metavar="DIR", help="a labelled set in the BEIR layout")
+    upgrade.add_argument("--split", default="test", help="the BEIR qrels split (test)")
+    upgrade.add_argument("--limit", type=int, default=None, help="only N queries, in turn from each kind")
+    upgrade.add_argument(
+        "--settings", default=None, help="TOML with [rag] lookup settings, [upgrade] tolerances"
+    )
+    upgrade.add_argument("--out", default="rqs-upgrade", help="directory for the reports (rqs-upgrade)")
+    upgrade.add_argument("--no-suite", action="store_true", help="compare retrieval only, not the suite")
+    upgrade.add_argument("-k", dest="select", default=None, help="only the suite's scenarios matching this")
+    upgrade.add_argument(
+        "--seed", type=seed_value, default=0, help="seed of the query order and resampling (0)"
+    )
+    upgrade.add_argument(
+        "--in-place",
+        action="store_true",
+        help="first, the new engine started on the data the old one wrote (a Lite file, a server's data "
+        "dir): does it open, are collections, rows and indexes there, is every query's answer unchanged",
+    )
+    upgrade.add_argument(
+        "--in-place-only", action="store_true", help="--in-place, and not the comparison on fresh engines"
+    )
+    upgrade.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="with --in-place: the old engine's existing data dir to start from (copied first)",
+    )
+    upgrade.add_argument(
+        "--write-in-place",
+        action="store_true",
+        help="with --data-dir: work on DIR itself, not on a copy (the new engine then writes there)",
+    )
+    upgrade.add_argument(
+        "--open-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --in-place: how long the new engine may take to open the data (default: its startup "
+        "budget); not answering by then is CANNOT OPEN",
+    )
+    upgrade.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    upgrade.add_argument("--no-plots", action="store_true", help="no PNG plots (no matplotlib needed)")
+    upgrade.set_defaults(func=handler)
+
+
+def _in_place(args: Any, adapter: str) -> InPlaceResult:
+    """``--in-place``: the new engine on the old engine's data; its lines printed, its JSON written."""
+    from .. import upgrade
+    from ..boundary._atomic import OutputNotWrittenError, write_atomically
+
+    result = upgrade.check_in_place(
+        args.old,
+        args.new,
+        upgrade.load_labelled_set(args.beir, split=args.split, limit=args.limit),
+        upgrade.load_upgrade_settings(args.settings).rag,
+        adapter=adapter,
+        data_dir=args.data_dir,
+        write_in_place=args.write_in_place,
+        open_timeout=args.open_timeout,
+    )
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWrittenError(out, exc.errno, exc.strerror or str(exc)) from exc
+    write_atomically(out / upgrade.IN_PLACE_FILE, result.model_dump_json(indent=2) + "\n")
+    for line in result.lines():
+        print(visible_text(redact(line), one_line=True))
+    return result
 
 
 def upgrade_main(args: Any) -> int:
     """The command line's ``upgrade``: print the verdict and what it rests on; return the exit code."""
     adapter = f"cmd:{args.adapter_cmd}" if args.adapter_cmd else args.adapter or "reference"
+    from evaluation import StatisticsUnavailableError, require_statistics
+
+    try:
+        require_statistics("rag-conformance upgrade")
+    except StatisticsUnavailableError as exc:
+        print(f"rag-conformance upgrade: {exc}", file=sys.stderr)
+        return 2
     if args.beir and args.eval:
         print(
             "rag-conformance upgrade: --eval (the bundled set) and --beir DIR exclude each other",
             file=sys.stderr,
         )
         return 2
+    in_place = None
+    if args.in_place or args.in_place_only:
+        try:
+            in_place = _in_place(args, adapter)
+        except ConformanceError as exc:
+            print(visible_text(redact(f"rag-conformance upgrade: {exc}"), one_line=True), file=sys.stderr)
+            return 2
+        if args.in_place_only or in_place.verdict == "CANNOT OPEN":
+            return in_place.exit_code  # what runs on fresh engines cannot change that the data is lost
+    elif args.data_dir or args.write_in_place or args.open_timeout is not None:
+        print(
+            "rag-conformance upgrade: --data-dir, --write-in-place and --open-timeout go with --in-place",
+            file=sys.stderr,
+        )
+        return 2
+    from .. import upgrade
+    from ..boundary._atomic import OutputNotWrittenError
+
     try:
-        result, written = run_upgrade(
+        result, written = upgrade.run_upgrade(
             args.old,
             args.new,
             adapter=adapter,
@@ -151,6 +198,9 @@ def upgrade_main(args: Any) -> int:
     for line in _summary(result, written):
         # Names, ids and messages come from the engines and the implementation: shown, never obeyed.
         print(visible_text(redact(line), one_line=True))
+    if in_place is not None and in_place.exit_code:
+        print(visible_text(redact(in_place.lines()[-1]), one_line=True))  # the last line a CI log shows
+        return max(result.exit_code, in_place.exit_code)
     return result.exit_code
 
 

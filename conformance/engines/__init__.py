@@ -7,8 +7,10 @@
   (``_engine``);
 - the kit's containers: their labels, and those a killed run left behind (``_container_sweep``); a
   real Milvus server image built here, from ``images/`` (``_image``, ``rag-conformance build-image``);
-- the other engines this machine can run, from cached venvs (``_local``, ``_local_child``); running the
-  whole suite on each of them is a command (:mod:`conformance.commands._engines`);
+- the other engines this machine can run, from cached venvs (``_local``, ``_local_child``), each line
+  (``lite-2.4.12`` ... ``milvus-2.3.5``) one row of one table (``_lines``: how it installs, runs and
+  keeps its data); running the whole suite on each of them is a command
+  (:mod:`conformance.commands._engines`);
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``),
   and the leases that mark a live run's prefix so that ``clean`` leaves it alone (``_lease``);
 - the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);

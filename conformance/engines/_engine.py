@@ -285,6 +285,24 @@ class Engine:
             finally:
                 forgive(self.endpoint.uri)  # this run is over: a later one asks the engine afresh
 
+    def shut_down(self) -> None:
+        """Stop the engine and keep every collection, this run's too: the first half of an in-place
+        upgrade, where the next engine opens what this one wrote. The data stays wherever the engine
+        keeps it (a data dir the caller gave); an engine on a temporary dir loses it all the same."""
+        with self._lock:
+            if self._closed or self._closing:
+                return
+            self._closing = True
+        self._closed = True
+        self._lease.release()
+        _unregister(self)
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if self._stop is not None:
+            self._stop()
+
     def _scrub(self, message: str) -> str:
         return scrub(message, self.endpoint.token.get_secret_value() if self.endpoint.token else None)
 

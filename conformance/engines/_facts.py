@@ -65,13 +65,14 @@ def _lite3(version: str) -> EngineFacts:
 
 
 def _lite251(version: str) -> EngineFacts:
+    bm25 = not version.startswith("milvus_lite-2.4")  # BM25 full-text search came with 2.5
     return EngineFacts(
         version=version,
-        engine="milvus-lite-2.5",
-        api_level="2.5",
+        engine="milvus-lite-2.5" if bm25 else "milvus-lite-2.4",
+        api_level="2.5" if bm25 else "2.4",
         hybrid_search=True,
-        bm25=True,
-        bm25_scores="non-negative",
+        bm25=bm25,
+        bm25_scores="non-negative" if bm25 else None,
         filter_templates=False,
         nullable_fields=False,
         index_types=("FLAT", "IVF_FLAT", "AUTOINDEX"),

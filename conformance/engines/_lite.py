@@ -96,8 +96,11 @@ class _LiteProcess:
         shutil.rmtree(self.work_dir, ignore_errors=True)
 
 
-def start_lite(*, data_dir: str | os.PathLike[str] | None, prefix: str, startup_timeout: float) -> Engine:
-    """Start a milvus-lite server and return an :class:`Engine` connected to it."""
+def start_lite(
+    *, data_dir: str | os.PathLike[str] | None, prefix: str, startup_timeout: float, port: int | None = None
+) -> Engine:
+    """Start a milvus-lite server and return an :class:`Engine` connected to it (on ``port``, or on a
+    free port, tried again if another process takes it first)."""
     if importlib.util.find_spec("milvus_lite") is None:
         raise EngineUnavailableError(
             "the lite backend needs the milvus-lite package, which is not installed in "
@@ -110,12 +113,14 @@ def start_lite(*, data_dir: str | os.PathLike[str] | None, prefix: str, startup_
     for _ in range(_PORT_ATTEMPTS):
         work_dir = Path(tempfile.mkdtemp(prefix="rqs-lite-"))  # holds the log, and the data if owned
         data = work_dir / "data" if owned else Path(data_dir).expanduser().resolve()  # type: ignore[arg-type]
-        server = _LiteProcess(data_dir=data, work_dir=work_dir, port=_free_port())
+        server = _LiteProcess(data_dir=data, work_dir=work_dir, port=port or _free_port())
         try:
             return _wait_ready(server, prefix=prefix, started=started, deadline=deadline, owned=owned)
         except _PortTakenError as exc:
             last_error = exc
             server.stop()
+            if port is not None:
+                break  # the port was asked for: another one would not do
         except BaseException:
             server.stop()  # also on KeyboardInterrupt: no half-started server survives
             raise

@@ -1,14 +1,14 @@
 """The other Milvus engines this machine can run, each from its own cached venv, as loopback servers.
 
-- ``lite-2.5.1``: Milvus Lite 2.5.1, the C++ core (segcore/knowhere). Its package carries a server
-  binary that serves gRPC on a TCP address; the kit runs it behind a forwarder that answers the one
-  call it lacks (``GetVersion``), see :mod:`conformance.engines._local_child`.
-- ``milvus-2.3.5``: the PyPI package ``milvus`` 2.3.5, the real Go server (standalone, embedded etcd),
-  old: no hybrid search, no BM25.
+The lines and how each kind runs are the table of :mod:`conformance.engines._lines` (``lite-2.4.12``,
+``lite-2.5.1``: the C++ core behind a forwarder that answers ``GetVersion``, see
+:mod:`conformance.engines._local_child`; ``lite-3.x``: ``milvus-lite server`` of its own venv;
+``milvus-2.2.16``, ``milvus-2.3.5``: the Go server, old: no hybrid search, no BM25).
 
 Venvs live in ``$RQS_ENGINE_CACHE`` (default ``~/.cache/rag-conformance/engines/<name>/venv``),
 outside any project, and are installed once with pip's progress shown. Each server runs in its own
-process group with a temporary data dir; :meth:`LocalServer.stop` removes both.
+process group with a temporary data dir, which :meth:`LocalServer.stop` removes; or on a data dir the
+caller gives (an in-place upgrade), which it keeps.
 """
 
 from __future__ import annotations
@@ -23,16 +23,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, make_prefix
+from ._lines import LOCAL_ENGINES, LocalEngineSpec
 from ._load import stretched
 
 __all__ = [
     "CACHE_ENV",
+    "LITE_FILE",
     "LOCAL_ENGINES",
     "LocalEngineSpec",
     "LocalServer",
@@ -44,40 +45,13 @@ __all__ = [
 CACHE_ENV = "RQS_ENGINE_CACHE"
 HOST = "127.0.0.1"
 _CHILD = Path(__file__).with_name("_local_child.py")
+_LITE_CHILD = Path(__file__).with_name("_lite_child.py")
+LITE_FILE = "lite.db"  # the Lite lines keep their data in <data dir>/lite.db
 _LOG_TAIL = 15
 # Every component of the 2.3.5 server advertises this address to the others (the default is the first
 # non-loopback address). Its gRPC ports still bind every interface: 2.3.5 has no listen-address setting.
 _COMPONENTS_235 = ("rootCoord", "proxy", "queryCoord", "queryNode", "indexCoord", "indexNode", "dataCoord")
 _LOOPBACK_235 = [f"--extra-config={c}.ip={HOST}" for c in (*_COMPONENTS_235, "dataNode")]
-
-
-@dataclass(frozen=True)
-class LocalEngineSpec:
-    """An engine installable here: its cache name, pip requirements, startup budget and what it is."""
-
-    name: str
-    requirements: tuple[str, ...]
-    startup_seconds: float
-    about: str
-    fixed_ports: tuple[int, ...] = ()  # ports the engine always binds: one instance per machine
-
-
-LOCAL_ENGINES: dict[str, LocalEngineSpec] = {
-    "lite-2.5.1": LocalEngineSpec(
-        "lite-2.5.1",
-        ("milvus-lite==2.5.1", "pymilvus==3.0.2", "setuptools<70"),  # its import needs pkg_resources
-        60.0,
-        "Milvus Lite 2.5.1, the C++ core, as a loopback gRPC server",
-    ),
-    "milvus-2.3.5": LocalEngineSpec(
-        "milvus-2.3.5",
-        ("milvus==2.3.5",),
-        240.0,  # the first start of a data dir unpacks the server binaries
-        "Milvus 2.3.5 standalone, the Go server (no hybrid search, no BM25)",
-        # Its embedded etcd's peer port; milvus-server finds free ports for everything else.
-        fixed_ports=(2380,),
-    ),
-}
 
 
 def cache_root() -> Path:
@@ -135,29 +109,46 @@ def _bindable(port: int) -> bool:
 class LocalServer:
     """One engine server process group on ``127.0.0.1:<port>``, its log and its temporary data dir."""
 
-    def __init__(self, spec: LocalEngineSpec, venv: Path, *, direct: bool = False) -> None:
-        for port in spec.fixed_ports:
-            if not _bindable(port):
+    def __init__(
+        self,
+        spec: LocalEngineSpec,
+        venv: Path,
+        *,
+        direct: bool = False,
+        data_dir: Path | None = None,
+        port: int | None = None,
+    ) -> None:
+        for fixed in spec.fixed_ports:
+            if not _bindable(fixed):
                 raise EngineUnavailableError(
-                    f"{spec.about} always binds port {port}, and something on this machine holds it "
-                    "(another Milvus 2.3 server, e.g. another run of `rag-conformance engines`); "
+                    f"{spec.about} always binds port {fixed}, and something on this machine holds it "
+                    "(another Milvus 2.x server, e.g. another run of `rag-conformance engines`); "
                     "only one can run at a time: wait for it, or stop it"
                 )
         self.spec = spec
-        self.port = _free_port()
+        self.port = port if port is not None else _free_port()
         self.uri = f"http://{HOST}:{self.port}"
         self.work_dir = Path(tempfile.mkdtemp(prefix=f"rqs-{spec.name}-"))
         self.log_path = self.work_dir / "server.log"
+        # A data dir the caller gives is kept on stop (an in-place upgrade opens it next).
+        self.data_dir = data_dir if data_dir is not None else self.work_dir / "data"
+        self.direct = direct and spec.kind == "lite-core"
         python = str(venv / "bin/python")
-        if spec.name == "lite-2.5.1":
-            mode = ["lite25", "--port", str(self.port), "--data-dir", str(self.work_dir / "data")]
-            mode += ["--direct"] if direct else []
+        if spec.kind == "lite-core":
+            mode = [str(_CHILD), "lite-core", "--port", str(self.port), "--data-dir", str(self.data_dir)]
+            mode += ["--direct"] if self.direct else []
+        elif spec.kind == "lite-python":
+            # The same file a team's MilvusClient("<data dir>/lite.db") names: 3.x keeps a directory
+            # there, 2.x a file (which 3.x cannot open: what an in-place upgrade finds out).
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            mode = [str(_LITE_CHILD), "--data-dir", str(self.data_dir / LITE_FILE)]
+            mode += ["--port", str(self.port), "--remove-on-orphan", str(self.work_dir)]
         else:
-            server = [str(venv / "bin/milvus-server"), "--data", str(self.work_dir / "data")]
-            mode = ["exec", "--", *server, "--proxy-port", str(self.port), *_LOOPBACK_235]
+            server = [str(venv / "bin/milvus-server"), "--data", str(self.data_dir)]
+            mode = [str(_CHILD), "exec", "--", *server, "--proxy-port", str(self.port), *_LOOPBACK_235]
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
-            [python, "-P", str(_CHILD), *mode],
+            [python, "-P", *mode],
             stdin=subprocess.PIPE,  # the child's parent watchdog waits for EOF on it
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -165,7 +156,6 @@ class LocalServer:
             cwd=str(self.work_dir),
         )
         self.version = ""
-        self.direct = direct and spec.name == "lite-2.5.1"
 
     def wait_ready(self, timeout: float | None = None) -> str:
         """Block until the server answers ``GetVersion`` (within ``timeout`` seconds, by default the
@@ -195,16 +185,35 @@ class LocalServer:
                         self.version = "milvus_lite-" + self.spec.name.removeprefix("lite-")
                     else:
                         self.version = str(client.get_server_version(timeout=5.0))
+                        if self.spec.kind == "lite-core":  # the forwarder answers GetVersion itself
+                            client.list_collections(timeout=5.0)
                 finally:
                     client.close()
                 return self.version
             except Exception as exc:  # refused, or the server is still starting its components
                 last = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                self._check_ports_bound()
                 time.sleep(0.5)
         raise EngineUnavailableError(
             f"{self.spec.about} did not answer on {self.uri} within {budget:.0f} s "
             f"(last: {last}); log tail:\n{self.log_tail()}"
         )
+
+    def _check_ports_bound(self) -> None:
+        """A Go server whose fixed port was taken after the check (another 2.x server started in
+        between) panics, while milvus-server, its Python parent, waits on: say so now, not after the
+        whole startup budget."""
+        if not self.spec.fixed_ports:
+            return
+        for log in (self.data_dir / "logs").glob("*.log"):
+            with contextlib.suppress(OSError):
+                if "bind: address already in use" in log.read_text(errors="replace"):
+                    ports = ", ".join(map(str, self.spec.fixed_ports))
+                    raise EngineUnavailableError(
+                        f"{self.spec.about} could not bind its fixed port(s) {ports}: another Milvus 2.x "
+                        f"server took one while this one started ({log}); only one runs at a time: wait "
+                        "for it, or stop it"
+                    )
 
     def log_tail(self) -> str:
         """The last lines of the server log."""
@@ -214,7 +223,8 @@ class LocalServer:
         return "(no log)"
 
     def stop(self) -> None:
-        """SIGTERM the group, SIGKILL what is left after a grace period, remove the data dir."""
+        """SIGTERM the group, SIGKILL what is left after a grace period, remove the work dir (and the
+        data dir with it, unless the caller gave it)."""
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
@@ -238,19 +248,25 @@ def start_local_engine(
     direct: bool = False,
     output: IO[str] | None = None,
     startup_timeout: float | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    port: int | None = None,
 ) -> Engine:
     """Install (once) and start local engine ``name`` as an :class:`Engine` the kit can use.
 
-    ``direct`` (Lite 2.5.1 only) connects to the binary itself, without the forwarder that answers
-    ``GetVersion``: for measurements, where the forwarder's hop would count as the engine's time.
-    Closing the engine stops the server and removes its data. ``startup_timeout`` bounds the wait for
-    its first answer (default: the engine's own budget); the install before it is not bounded.
+    ``direct`` (the Lite 2.x lines only) connects to the binary itself, without the forwarder that
+    answers ``GetVersion``: for measurements, where the forwarder's hop would count as the engine's
+    time. Without ``data_dir``, closing the engine stops the server and removes its data; with one, the
+    engine keeps its data there (see :data:`~conformance.engines._lines.DATA`), and closing it drops
+    only the run's prefixed collections. ``port`` fixes the loopback port (default: a free one).
+    ``startup_timeout`` bounds the wait for its first answer (default: the engine's own budget); the
+    install before it is not bounded.
     """
     spec = LOCAL_ENGINES.get(name)
     if spec is None:
         raise EngineUnavailableError(f"no local engine {name!r}; known: {', '.join(LOCAL_ENGINES)}")
     started = time.monotonic()
-    server = LocalServer(spec, ensure_venv(spec, output=output), direct=direct)
+    given = Path(data_dir).expanduser().resolve() if data_dir is not None else None
+    server = LocalServer(spec, ensure_venv(spec, output=output), direct=direct, data_dir=given, port=port)
     try:
         version = server.wait_ready(startup_timeout)
         endpoint = MilvusEndpoint(uri=server.uri, collection_prefix=prefix or make_prefix())
@@ -259,7 +275,7 @@ def start_local_engine(
             endpoint=endpoint,
             version=version,
             stop=server.stop,
-            disposable=True,
+            disposable=given is None,
             pid=server.proc.pid,
             startup_seconds=time.monotonic() - started,
             fixed_version=server.direct,

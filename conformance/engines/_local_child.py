@@ -1,13 +1,14 @@
 """Child process that runs one cached local engine for ``rag-conformance engines``, run by path.
 
 ``python -P _local_child.py exec -- CMD...`` runs a server command (Milvus 2.3.5's ``milvus-server``).
-``python -P _local_child.py lite25 --port P --data-dir D`` runs Milvus Lite 2.5.1's C++ server binary
-on a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC forwarder in front of it. Lite
-2.5.1 does not implement ``GetVersion`` (UNIMPLEMENTED), which every Milvus client of the kit calls
+``python -P _local_child.py lite-core --port P --data-dir D`` runs a Milvus Lite 2.x C++ server binary
+(2.4.12, 2.5.1) on ``D/lite.db`` and a private loopback port and, on ``127.0.0.1:P``, a raw-bytes gRPC
+forwarder in front of it. Lite 2.x does not implement ``GetVersion`` (UNIMPLEMENTED), which every
+Milvus client of the kit calls
 first; the forwarder answers it with ``milvus_lite-<installed package version>`` and passes every other
 call through unchanged.
 
-It needs only the stdlib (and grpcio for ``lite25``), because it runs with the interpreter of the
+It needs only the stdlib (and grpcio for ``lite-core``), because it runs with the interpreter of the
 engine's own cached venv. The parent holds this process's stdin open and never writes: when the
 parent dies for any reason, the read hits EOF and the engine is stopped, so no server is orphaned.
 """
@@ -79,10 +80,30 @@ def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
         _terminate(proc, grace)
         return
     os.killpg(group, signal.SIGTERM)  # our own handler only sets _stop; the Go server flushes, stops
+    deadline = time.monotonic() + grace
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(grace)
-    time.sleep(1.0)  # the Go server's coordinators stop in parallel with milvus-server
+    # A clean stop: the Go server (milvus-server's own child) leaves its sessions and flushes before it
+    # exits, and the next version started on the same data (an in-place upgrade) depends on that.
+    while _others_in_group(group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
     os.killpg(group, signal.SIGKILL)  # whatever is left, this process included: nothing outlives it
+
+
+def _others_in_group(group: int) -> bool:
+    """Whether a live process other than this one is in process group ``group`` (Linux's /proc)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:  # state, ppid, pgrp
+            return True
+    return False
 
 
 def _version_reply() -> bytes:
@@ -103,7 +124,7 @@ def _varint(value: int) -> bytes:
 
 
 def run_lite25(port: int, data_dir: Path, *, direct: bool = False) -> int:
-    """Serve Lite 2.5.1 on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
+    """Serve Lite 2.x on ``127.0.0.1:port`` through the GetVersion-answering forwarder.
 
     ``direct``: the binary itself listens on ``port`` (no forwarder, no ``GetVersion``), for
     measurements where a forwarder's hop would be counted as the engine's time.
@@ -164,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="mode", required=True)
     exec_ = sub.add_parser("exec")
     exec_.add_argument("command", nargs=argparse.REMAINDER)
-    lite = sub.add_parser("lite25")
+    lite = sub.add_parser("lite-core", aliases=["lite25"])
     lite.add_argument("--port", type=int, required=True)
     lite.add_argument("--data-dir", type=Path, required=True)
     lite.add_argument("--direct", action="store_true", help="no forwarder (and so no GetVersion)")

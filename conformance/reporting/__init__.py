@@ -9,6 +9,8 @@
 - ``_classify``: a pytest phase's status and message, as the report states them.
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
   a report and writes it; not imported here, so importing the report model stays free of pytest.
+- ``_diff``: two reports compared by scenario id (``rag-conformance diff`` prints it, the upgrade
+  check reads it).
 - ``_writing``: where the report goes: the report directory checked before a run starts, and
   ``report.json`` with ``junit.xml`` written as a pair, atomically (an earlier pair survives a full disk).
 

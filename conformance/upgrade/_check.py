@@ -1,16 +1,14 @@
 """The whole upgrade check as one call: input first, then the suite, the two sides, the gate, the files.
 
-Bad input (the labelled set, the settings, ``--limit``) raises before any engine starts. The suite is
-run by the caller's ``suite`` function (the command runs ``rag-conformance engines``' matrix and
-``diff`` on its reports: commands above this folder); the evaluation, the gate and every file written
-are this folder's.
+Bad input (the labelled set, the settings, ``--limit``) raises before any engine starts. Then the
+suite on both engines and its comparison (:func:`~._suite.run_suites`), the two sides, the gate and
+every file written: all of it this folder's; the command line only prints the result.
 """
 
 from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -26,12 +24,9 @@ from ._report import write_reports
 from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, Evaluations, calibrates, engine_label, evaluate_engines
-from ._suite import SuiteChanges
+from ._suite import SuiteChanges, run_suites
 
 __all__ = ["RUNS_DIR", "export_runs", "run_upgrade"]
-
-# (the output folder, where to say what it does, one call per engine whose suite run has finished)
-SuiteRun = Callable[[Path, IO[str], Callable[[], object]], SuiteChanges]
 
 
 class _ThroughBar(io.TextIOBase):
@@ -80,13 +75,17 @@ def run_upgrade(
     limit: int | None = None,
     settings: str | None = None,
     out: str | Path = "rqs-upgrade",
-    suite: SuiteRun | None = None,
+    suite: bool = True,
+    select: str | None = None,
     seed: int = 0,
     progress: bool = True,
     plots: bool = True,
     output: IO[str] | None = None,
 ) -> tuple[UpgradeResult, list[Path]]:
-    """Run the whole check; return the result and the files written. ``suite`` None: not compared."""
+    """Run the whole check; return the result and the files written.
+
+    ``suite`` false: the suites are not run nor compared (``--no-suite``); ``select`` (a pytest ``-k``
+    expression) runs only the scenarios it matches on both engines."""
     stream = output or sys.stderr
     root = Path(out)
     for address in (old, new):
@@ -98,9 +97,17 @@ def run_upgrade(
     config = load_upgrade_settings(settings)
     labelled = load_labelled_set(beir, split=split, limit=limit)
     changes = SuiteChanges(compared=False, why_not="skipped (--no-suite)")
-    if suite is not None:
+    if suite:
         with evaluation.progress_bar("upgrade: suite", 2, enabled=progress, unit="engine") as bar:
-            changes = suite(root, _through(bar, stream), lambda: bar.update(1))
+            changes = run_suites(
+                old,
+                new,
+                adapter=adapter,
+                out=root,
+                select=select,
+                stream=_through(bar, stream),
+                done=lambda: bar.update(1),
+            )
     sides = 4 if calibrates(old, new) else 2  # the twins: a second instance of each engine
     total = len(labelled.queries) * len(MODES) * sides
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:

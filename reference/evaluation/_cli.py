@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import evaluation as _shared
 from evaluation import ProgressStep, plotting_available, slice_set
 
 from .._embed import describe_embedder, make_embedder
@@ -169,6 +170,7 @@ def _lite_version() -> str:
 
 
 def _evaluate_run(args: argparse.Namespace, settings_loader: Any, *, calibrating: bool = False) -> EvalRun:
+    _shared.require_statistics("rag-reference calibrate" if calibrating else "rag-reference evaluate")
     eval_set = _load_set(args)  # bad input (an id a TREC file cannot carry too) fails before any engine
     if args.limit is not None:
         eval_set = slice_set(eval_set, args.limit)

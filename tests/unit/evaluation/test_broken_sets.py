@@ -250,8 +250,8 @@ def tripwires(monkeypatch: pytest.MonkeyPatch) -> None:
         raise StartedError("started before the labelled set was refused")
 
     for target in (
-        "conformance.commands._upgrade.run_matrix",  # the suite, on both engines
-        "conformance.commands._engines.start_engine",
+        "conformance.upgrade._suite.run_column",  # the suite, on both engines
+        "conformance.upgrade._suite_runs.start_engine",
         "conformance.upgrade._check.evaluate_engines",  # the labelled set's lookups on both engines
         "conformance.upgrade._sides.start_engine",
         "conformance.upgrade._labelled._embedder",

@@ -22,6 +22,13 @@ def test_local_expands_to_the_three_engines_here() -> None:
     ]
 
 
+def test_all_expands_to_every_engine_line_once() -> None:
+    expanded = expand_engines(["all", "lite-2.4.12"])
+    assert expanded[0] == "lite"
+    assert {"lite-2.4.12", "lite-3.2.2", "milvus-2.2.16", "milvus-2.3.5"} <= set(expanded)
+    assert len(expanded) == len(set(expanded))
+
+
 def test_credentials_never_reach_the_table() -> None:
     assert "secret" not in engine_label("uri:http://user:secret@host:19530")
 

@@ -42,6 +42,9 @@ from conformance.engines._local import LOCAL_ENGINES
         (" lite ", EngineAddress("lite")),
         ("lite-2.5.1", EngineAddress("local", "lite-2.5.1")),
         ("milvus-2.3.5", EngineAddress("local", "milvus-2.3.5")),
+        ("lite-2.4.12", EngineAddress("local", "lite-2.4.12")),
+        ("lite-3.2.2", EngineAddress("local", "lite-3.2.2")),
+        ("milvus-2.2.16", EngineAddress("local", "milvus-2.2.16")),
         (
             "container:rag-conformance/milvus:2.3.5",
             EngineAddress("container", "rag-conformance/milvus:2.3.5"),
@@ -57,9 +60,8 @@ def test_parse_backend_accepts_every_documented_form(spec: str, expected: Engine
     "spec", ["", "sqlite", "docker", "lite:", "uri:", "uri:localhost", "LITE", "lite-2.5", "milvus", 42, None]
 )
 def test_parse_backend_rejects_bad_specs_listing_valid_forms(spec: object) -> None:
-    with pytest.raises(
-        EngineError, match=re.escape("valid forms are: lite, lite:<data dir>, lite-2.5.1, milvus-2.3.5, uri")
-    ):
+    lines = "lite-2.4.12, lite-2.5.1, lite-3.0, lite-3.1.1, lite-3.2.2, milvus-2.2.16, milvus-2.3.5"
+    with pytest.raises(EngineError, match=re.escape(f"valid forms are: lite, lite:<data dir>, {lines}, uri")):
         parse_engine_address(spec)  # type: ignore[arg-type]
 
 
@@ -168,8 +170,10 @@ def test_bad_run_id_is_rejected_before_anything_starts(run_id: str) -> None:
 def test_start_engine_rejects_conflicting_or_misplaced_arguments() -> None:
     with pytest.raises(EngineError, match="two data dirs"):
         start_engine("lite:/a", data_dir="/b")
-    with pytest.raises(EngineError, match="lite backend only"):
+    with pytest.raises(EngineError, match="lite and the local engine lines only"):
         start_engine("uri:http://127.0.0.1:1", data_dir="/b")
+    with pytest.raises(EngineError, match="lite and the local engine lines only"):
+        start_engine("container", port=19530)
     with pytest.raises(EngineError, match="startup_timeout must be positive"):
         start_engine("lite", startup_timeout=0)
 

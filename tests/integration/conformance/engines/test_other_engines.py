@@ -61,6 +61,39 @@ def test_run_takes_each_local_engine_by_its_name(name: str, version: str, tmp_pa
     assert milvus["version"].startswith(version)
 
 
+def test_milvus_2_2_16_to_2_3_5_in_place_runs_on_one_data_directory_and_says_what_it_found(
+    tmp_path: Path,
+) -> None:
+    # Here, before the module's own 2.3.5 starts: both lines bind etcd's port 2380, one at a time.
+    from conformance.engines import EngineUnavailableError
+    from conformance.engines._lines import LOCAL_ENGINES
+    from conformance.engines._local import ensure_venv
+
+    for name in ("milvus-2.2.16", "milvus-2.3.5"):
+        try:
+            ensure_venv(LOCAL_ENGINES[name])
+        except EngineUnavailableError as exc:
+            pytest.skip(f"engine {name} cannot be installed here: {exc}")
+    data = tmp_path / "data"
+    data.mkdir()
+    command = [sys.executable, "-m", "conformance.commands._cli", "upgrade", "--in-place-only"]
+    command += ["--from", "milvus-2.2.16", "--to", "milvus-2.3.5", "--limit", "2", "--no-progress"]
+    command += ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--open-timeout", "300"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    found = json.loads((tmp_path / "out" / "in-place.json").read_text())
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("verdict in place: "), result.stdout + result.stderr[-3000:]
+    assert result.returncode == (0 if found["verdict"] == "UNCHANGED" else 1), last
+    assert found["old_version"].startswith("v2.2.16")
+    assert found["data"].startswith(f"a copy of {data}")  # the data dir given is never written to
+    assert list(data.iterdir()) == []
+    [collection] = found["before"]
+    assert collection["rows"] > 0
+    if found["verdict"] != "CANNOT OPEN":  # it opened: what it found is said, collection by collection
+        assert found["new_version"].startswith("v2.3.5")
+        assert any(collection["name"] in line for line in result.stdout.splitlines())
+
+
 # -- the reference store on each engine -----------------------------------------------------------------
 
 # engine -> the features its store lacks

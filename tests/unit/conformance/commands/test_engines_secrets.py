@@ -11,6 +11,7 @@ import pytest
 from conformance.boundary._credentials import ENGINE_ADDRESS_ENV
 from conformance.boundary._errors import ConformanceError
 from conformance.commands import _engines
+from conformance.upgrade import _suite_runs
 
 ADDRESS = "uri:http://alice:S8cretHotel@127.0.0.1:19530?token=S9cretIndia"
 
@@ -20,14 +21,17 @@ def test_the_address_travels_in_the_childs_environment_not_its_argv(
 ) -> None:
     seen: dict[str, Any] = {}
 
-    def call(command: list[str], **options: Any) -> int:
-        seen.update(command=command, env=options.get("env"))
-        return 2  # no report written: the column says why
+    class Child:
+        def __init__(self, command: list[str], **options: Any) -> None:
+            seen.update(command=command, env=options.get("env"))
 
-    monkeypatch.setattr(_engines.subprocess, "call", call)
+        def wait(self, timeout: float | None = None) -> int:
+            return 2  # no report written: the column says why
+
+    monkeypatch.setattr(_suite_runs.subprocess, "Popen", Child)
     column = _engines.EngineColumn(ADDRESS, milvus=ADDRESS)
     with pytest.raises(ConformanceError, match="no report"):
-        _engines._run_suite(column, tmp_path / "col", "reference")
+        _suite_runs._run_suite(column, tmp_path / "col", "reference")
     argv = " ".join(seen["command"])
     assert "S8cretHotel" not in argv
     assert "S9cretIndia" not in argv
