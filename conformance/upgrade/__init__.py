@@ -32,7 +32,7 @@ The command line (``conformance/commands/_upgrade.py``) takes the options and pr
 from ._check import RUNS_DIR, export_runs, run_upgrade
 from ._gate import METRICS, UpgradeResult, compare
 from ._in_place import IN_PLACE_FILE, check_in_place
-from ._in_place_values import SCORE_TOLERANCE, InPlaceResult
+from ._in_place_values import SAME_SCORE_WITHIN, InPlaceResult
 from ._labelled import UpgradeInputError, load_labelled_set
 from ._settings import UpgradeSettings, load_upgrade_settings
 from ._sides import MODES, EngineEvaluation, Outcome, engine_label, evaluate_engines, open_engine
@@ -43,7 +43,7 @@ __all__ = [
     "METRICS",
     "MODES",
     "RUNS_DIR",
-    "SCORE_TOLERANCE",
+    "SAME_SCORE_WITHIN",
     "EngineEvaluation",
     "InPlaceResult",
     "Outcome",

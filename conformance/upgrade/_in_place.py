@@ -13,7 +13,7 @@ the same data (a Lite file, a server's data directory). So, on one data dir (a c
    and what a team does instead;
 3. the collections, row counts and indexes are looked for again, and every query is asked again of the
    same implementation instance: the same ids in the same order with the same scores
-   (:data:`~._in_place_values.SCORE_TOLERANCE`), every difference listed per query.
+   (:data:`~._in_place_values.SAME_SCORE_WITHIN`), every difference listed per query.
 
 Nothing is written to the team's data dir: it is copied first unless ``write_in_place`` says so.
 """

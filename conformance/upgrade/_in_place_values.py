@@ -1,7 +1,7 @@
 """The values of an in-place upgrade and their comparison: pure, nothing started.
 
 :func:`compare_answers` says, query by query and mode by mode, whether the new engine returned the same
-evidence keys in the same order with the same scores (within :data:`SCORE_TOLERANCE`) as the old one
+evidence keys in the same order with the same scores (within :data:`SAME_SCORE_WITHIN`) as the old one
 on the same data; :func:`compare_inventories` whether the collections, their row counts and their
 indexes are all still there.
 """
@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
-    "SCORE_TOLERANCE",
+    "SAME_SCORE_WITHIN",
     "Answer",
     "CollectionState",
     "InPlaceResult",
@@ -24,7 +24,7 @@ __all__ = [
     "engine_words",
 ]
 
-SCORE_TOLERANCE = 1e-6
+SAME_SCORE_WITHIN = 1e-6
 """Two scores of one block are the same when they differ by at most this much (absolute): the same
 data read by the same index returns the same float32 distances; anything beyond rounding is a change."""
 
@@ -81,7 +81,7 @@ class InPlaceResult(_Value):
     modes: tuple[str, ...] = ()
     queries: int = 0
     changes: tuple[QueryChange, ...] = ()
-    tolerance: float = SCORE_TOLERANCE
+    tolerance: float = SAME_SCORE_WITHIN
 
     @property
     def exit_code(self) -> int:
@@ -167,7 +167,7 @@ def compare_answers(
     before: Mapping[tuple[str, str], Answer],
     after: Mapping[tuple[str, str], Answer],
     *,
-    tolerance: float = SCORE_TOLERANCE,
+    tolerance: float = SAME_SCORE_WITHIN,
 ) -> list[QueryChange]:
     """Every (query id, mode) of ``before`` whose answer ``after`` differs, in ``before``'s order."""
     changes = []

@@ -7,6 +7,7 @@
   the older ones; ``delete_document``.
 - ``_collection``: creating the collection (the richest schema the engine keeps), checking one that
   exists.
+- ``_parts``: what ``_writes`` and ``_collection`` read of the store, as a Protocol (no import circle).
 - ``_schema``: the collection's fields, the BM25 Function, the category filter.
 - ``_features``: what the engine accepts (nullable fields, BM25, hybrid search), found when the
   collection is made, and the smaller schemas for engines that lack a part.

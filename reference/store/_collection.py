@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import contextlib
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from .._errors import EngineTimeoutError, StoreError
 from ._errors import describe, scrub
 from ._features import EngineFeatures, quiet_refusals, server_version
+from ._parts import StoreParts
 from ._schema import build_schema, check_fields, collection_features
-
-if TYPE_CHECKING:
-    from ._store import MilvusKnowledgeStore
 
 __all__ = ["create", "existing_features"]
 
@@ -25,7 +22,7 @@ __all__ = ["create", "existing_features"]
 _VARIANTS = ((True, True), (False, True), (True, False), (False, False))
 
 
-def create(store: MilvusKnowledgeStore) -> EngineFeatures:
+def create(store: StoreParts) -> EngineFeatures:
     """Create the collection, richest schema variant first; what the engine offers it."""
     version = server_version(store.client, store.deadline_seconds)
     refused: dict[tuple[bool, bool], str] = {}
@@ -46,7 +43,7 @@ def create(store: MilvusKnowledgeStore) -> EngineFeatures:
     )
 
 
-def _try_create(store: MilvusKnowledgeStore, *, nullable: bool, bm25: bool) -> str | None:
+def _try_create(store: StoreParts, *, nullable: bool, bm25: bool) -> str | None:
     """Create one schema variant; ``None`` on success, else why the engine refused or dropped it."""
     schema, index = build_schema(store.client, store.dim, store.index_type, nullable=nullable, bm25=bm25)
     deadline = store.deadline_seconds
@@ -75,7 +72,7 @@ def _try_create(store: MilvusKnowledgeStore, *, nullable: bool, bm25: bool) -> s
     return f"the engine accepted a schema with {' and '.join(lost)} but did not keep it"
 
 
-def _drop_leftover(store: MilvusKnowledgeStore) -> None:
+def _drop_leftover(store: StoreParts) -> None:
     # The collection may exist though its index failed (Milvus 2.3 refuses a sparse index only
     # then); it is ours, created a moment ago, and must not stay half-made.
     with contextlib.suppress(Exception), quiet_refusals():
@@ -83,7 +80,7 @@ def _drop_leftover(store: MilvusKnowledgeStore) -> None:
             store.client.drop_collection(store.collection, timeout=store.deadline_seconds)
 
 
-def existing_features(store: MilvusKnowledgeStore) -> EngineFeatures:
+def existing_features(store: StoreParts) -> EngineFeatures:
     """Check an existing collection (this store's fields and dimension); what its schema holds."""
     with store._engine("describe the collection"):
         info = store.client.describe_collection(store.collection, timeout=store.deadline_seconds)

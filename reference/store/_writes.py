@@ -26,11 +26,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._embed import Embedder
 from .._errors import EmptyIngestError, IngestError, StoreError
 from ._ingest import Chunk, vector_batches
+from ._parts import StoreParts
 from ._schema import (
     CATEGORY_FIELD,
     DENSE_FIELD,
@@ -42,9 +43,6 @@ from ._schema import (
     TEXT_FIELD,
     doc_filter,
 )
-
-if TYPE_CHECKING:
-    from ._store import MilvusKnowledgeStore
 
 __all__ = ["delete_document", "ingest"]
 
@@ -64,7 +62,7 @@ def _step(name: str) -> None:
 
 
 def ingest(
-    store: MilvusKnowledgeStore,
+    store: StoreParts,
     chunks: Iterable[Chunk],
     *,
     batch_size: int,
@@ -102,7 +100,7 @@ def ingest(
     return written
 
 
-def _commit(store: MilvusKnowledgeStore, documents: Sequence[str], generation: int) -> None:
+def _commit(store: StoreParts, documents: Sequence[str], generation: int) -> None:
     done = 0
     for group in _groups(documents):
         expr = doc_filter(group, except_generation=generation)
@@ -129,7 +127,7 @@ def _groups(documents: Sequence[str]) -> Iterator[list[str]]:
         yield group
 
 
-def _discard(store: MilvusKnowledgeStore, generation: int) -> None:
+def _discard(store: StoreParts, generation: int) -> None:
     """Best effort after a failed write: remove this ingest's rows; if that fails too, they stay
     unanswered (the old versions win) until the documents are ingested again."""
     with contextlib.suppress(StoreError):
@@ -139,7 +137,7 @@ def _discard(store: MilvusKnowledgeStore, generation: int) -> None:
         )
 
 
-def delete_document(store: MilvusKnowledgeStore, doc_id: str) -> int:
+def delete_document(store: StoreParts, doc_id: str) -> int:
     """Remove every chunk of document ``doc_id``; returns how many rows went (0: no such document)."""
     if not isinstance(doc_id, str) or not doc_id:
         raise StoreError(f"docId is {doc_id!r}; name the document to delete by its non-empty docId")
@@ -161,7 +159,7 @@ def delete_document(store: MilvusKnowledgeStore, doc_id: str) -> int:
     return found
 
 
-def _delete(store: MilvusKnowledgeStore, expr: str) -> Any:
+def _delete(store: StoreParts, expr: str) -> Any:
     return store.client.delete(store.collection, filter=expr, timeout=store.deadline_seconds)
 
 

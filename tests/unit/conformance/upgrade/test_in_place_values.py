@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.upgrade._in_place_values import (
-    SCORE_TOLERANCE,
+    SAME_SCORE_WITHIN,
     Answer,
     CollectionState,
     InPlaceResult,
@@ -16,7 +16,7 @@ SAME = Answer(keys=("a#0", "b#0"), scores=(0.9, 0.5), top=0.9)
 
 
 def test_the_same_ids_order_and_scores_within_the_tolerance_are_unchanged() -> None:
-    nudged = Answer(keys=SAME.keys, scores=(0.9 + SCORE_TOLERANCE / 2, 0.5), top=0.9)
+    nudged = Answer(keys=SAME.keys, scores=(0.9 + SAME_SCORE_WITHIN / 2, 0.5), top=0.9)
     assert compare_answers({("q1", "dense"): SAME}, {("q1", "dense"): nudged}) == []
 
 
