@@ -23,6 +23,7 @@ from ..boundary._redact import register_secret, register_uri_secrets
 from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
 from ._labelled import UpgradeInputError, load_labelled_set
+from ._latency import timing_rounds
 from ._report import write_reports
 from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
@@ -103,7 +104,7 @@ def run_upgrade(
         with evaluation.progress_bar("upgrade: suite", 2, enabled=progress, unit="engine") as bar:
             changes = suite(root, _through(bar, stream), lambda: bar.update(1))
     sides = 4 if calibrates(old, new) else 2  # the twins: a second instance of each engine
-    total = len(labelled.queries) * len(MODES) * sides
+    total = len(labelled.queries) * len(MODES) * sides * timing_rounds(len(labelled.queries))
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
 
         def advance(mode: str, count: int) -> None:

@@ -88,6 +88,8 @@ class QueryRecord(_Value):
     metrics: dict[str, float] = {}
     seconds: float | None = None  # lookup wall time; None when it errored
     error: str | None = None  # the failure's first line after the retry, else None
+    repeats: list[float | None] = []  # the same lookup timed again (None: that repeat failed)
+    in_sample: bool = False  # whether its times are in the latency rows' sample (timed on every instance)
 
 
 class UpgradeResult(_Value):
@@ -110,7 +112,8 @@ class UpgradeResult(_Value):
     not_compared: list[str]
     regressions: list[str]
     verdict: Verdict
-    per_query: dict[str, dict[str, list[QueryRecord]]] = {}  # mode -> "old"/"new" -> records, set order
+    # mode -> "old"/"new"/"old twin"/"new twin" -> records, in the set's order
+    per_query: dict[str, dict[str, list[QueryRecord]]] = {}
     warnings: list[str] = []  # suspicious but allowed (the labelled set's warnings, etc.)
     sensitivity: list[str] = []  # drops the set is too small to see, said beside a SAFE
 
@@ -262,19 +265,28 @@ def _compare_mode(
             f"old engine, {int(sum(y for _, y in errors))} on the new, each asked twice)"
             + ("" if tol.allow_uncompared_modes else "; allow-uncompared-modes = true lets the rest decide")
         )
-    else:
+    sample: set[str] = set()
+    if len(ids) >= 2:
         _compare_answered(found, mode, labelled, a, b, ids, metrics, seed, tol.alpha)
         timed = [i for i in ids if all(i in t and t[i].error is None for t in c)]
+        sample = set(timed)
+        instances = [a, b, *c]
+        # The sample: every round of every query timed on every instance, paired by (query, round).
+        pairs = [(i, k) for i in timed for k in range(_rounds(instances, i)) if _timed(instances, i, k)]
+        times = [[side[i].timings[k] or 0.0 for i, k in pairs] for side in instances]
         found.latency.append(
             latency_row(
                 mode,
-                [_seconds(a[i]) for i in timed],
-                [_seconds(b[i]) for i in timed],
-                ([_seconds(c[0][i]) for i in timed], [_seconds(c[1][i]) for i in timed]) if c else None,
+                times[0],
+                times[1],
+                (times[2], times[3]) if c else None,
                 interleaved=True,
                 seed=seed,
+                rounds=max((_rounds(instances, i) for i in timed), default=1),
             )
         )
+    named = [("old", a, metrics["old"]), ("new", b, metrics["new"])]
+    named += [(name, side, {}) for name, side in zip(("old twin", "new twin"), c, strict=False)]
     found.per_query[mode] = {
         side: [
             QueryRecord(
@@ -282,15 +294,22 @@ def _compare_mode(
                 metrics={m: values[m][i] for m in METRICS if i in values.get(m, {})},
                 seconds=outcomes[i].seconds,
                 error=outcomes[i].error,
+                repeats=list(outcomes[i].repeats),
+                in_sample=i in sample,
             )
             for i in asked
+            if i in outcomes
         ]
-        for side, outcomes, values in (("old", a, metrics["old"]), ("new", b, metrics["new"]))
+        for side, outcomes, values in named
     }
 
 
-def _seconds(outcome: Outcome) -> float:
-    return outcome.seconds if outcome.seconds is not None else 0.0
+def _rounds(instances: Sequence[dict[str, Outcome]], query_id: str) -> int:
+    return min(len(side[query_id].timings) for side in instances)
+
+
+def _timed(instances: Sequence[dict[str, Outcome]], query_id: str, k: int) -> bool:
+    return all(side[query_id].timings[k] is not None for side in instances)
 
 
 def _compare_answered(
