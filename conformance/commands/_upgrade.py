@@ -174,7 +174,8 @@ def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
             )
     for lat in result.latency:
         # Each ratio beside the two numbers it divides (with twins: the faster new, the slower old).
-        shown = [f"{name} {lat.pair_text(name)}" for name in ("p50", "p95", "p99") if lat.value("old", name)]
+        names = ("p50", "p95", "p99") if lat.ratio_p99 is not None else ("p50", "p95")
+        shown = [f"{name} {lat.pair_text(name)}" for name in names]
         lines.append(
             f"{lat.mode:>6} latency {', '.join(shown) or '-'}{'' if lat.interleaved else ', not interleaved'}"
         )

@@ -235,7 +235,8 @@ def _latency_section(r: UpgradeResult, images: dict[str, str]) -> _Section:
     )
     for lat in r.latency:
         for name in ("p50", "p95", "p99"):
-            gated = {lat.candidate.get(name), lat.base.get(name)}
+            new_instance, _, old_instance, _ = lat.pair(name)
+            gated = {new_instance, old_instance}
             cells = [
                 _ms2(lat.value(i, name))
                 + (" (gated)" if i in gated and lat.value(i, name) is not None else "")
