@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._report import Report, RequirementRow, Summary, broken_requirements
-from ._scope import derived_line, requirement_number, requirement_verdict_text
+from ._scope import derived_line, requirement_number, requirement_verdict_text, total_line
 from ._shorten import shorten_middle
 
 __all__ = ["format_table"]
@@ -59,6 +59,14 @@ def format_table(report: Report) -> str:
     derived = derived_line(report.scenarios) if report.interruption is None else None
     if derived:
         lines.append(derived)
+    total = total_line(report.scenarios)
+    if total:
+        lines.append(total)
+    if any(row.summary.blocked for row in report.requirements) or _counted_elsewhere(report):
+        lines.append(
+            "a failure counts under each requirement whose rule it broke, not under its own scenario's "
+            "requirement (that row says how many it stopped), so the rows need not add up to TOTAL"
+        )
     lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
@@ -72,6 +80,12 @@ def format_table(report: Report) -> str:
     elif not_judged and report.reason:
         lines.append(f"NOT JUDGED: {report.reason}")
     return "\n".join(lines)
+
+
+def _counted_elsewhere(report: Report) -> bool:
+    return any(
+        r.status == "failed" and set(broken_requirements(r)) != {r.requirement_id} for r in report.scenarios
+    )
 
 
 def _first_line(message: str | None) -> str:
