@@ -396,6 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..engines._option import speak_as_cli
+
+    speak_as_cli()  # an engine's message names --milvus here, not pytest's --rqs-milvus
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
