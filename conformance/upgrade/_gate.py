@@ -283,6 +283,7 @@ def _compare_mode(
                 interleaved=True,
                 seed=seed,
                 rounds=max((_rounds(instances, i) for i in timed), default=1),
+                queries=[i for i, _ in pairs],
             )
         )
     named = [("old", a, metrics["old"]), ("new", b, metrics["new"])]
