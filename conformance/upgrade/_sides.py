@@ -16,6 +16,11 @@ can be started a second time beside the first two (the twins: not for fixed-port
 queries go to all four, interleaved, and the gate measures latency beyond what two instances of one
 engine differ by (:mod:`._latency`). Quality is compared between the first two.
 
+A p99 needs 500 lookups: after every query has been asked (its answer is the one judged), each is
+timed again on every instance, in a new random order, round after round, until the lookups timed reach
+500 (:func:`._latency.timing_rounds`: 4 rounds on the bundled set's 137 queries; a set under 63
+queries is timed once). The repeats are timed only; one that fails is kept as no time.
+
 A lookup that raises is asked once more; what fails again is recorded as that query's error (data
 for the error-rate row, never a reason to drop the mode). A mode the implementation declines
 (:class:`NotApplicable`: the engine lacks the feature) is not run on that engine.
