@@ -216,6 +216,12 @@ def _ms2(seconds: float | None) -> str:
     return f"{seconds * 1000:.{3 if seconds < 0.001 else 2}f}"
 
 
+NO_TWINS = (
+    "The ratio is new over old: no second instance of the engines could run beside them (an engine on "
+    "fixed ports starts once), so what two processes of one engine differ by is in it too."
+)
+
+
 def _latency_section(r: UpgradeResult, images: dict[str, str]) -> _Section:
     """Every instance's percentiles, the gated pair marked, the ratio beside the two numbers it divides."""
     old, new = side_labels(r)
@@ -269,7 +275,7 @@ def _latency_section(r: UpgradeResult, images: dict[str, str]) -> _Section:
             "(gated), so a regression is called only when both new instances are slower than both old ones."
         )
     else:
-        latency.lines.append("The ratio is new over old: no second instance of the engines ran (see noise).")
+        latency.lines.append(NO_TWINS)
     latency.lines.append(
         "Every figure can be recomputed from latency.csv: NumPy's percentile (linear interpolation) of the "
         "seconds of one mode and side over the lines with in_sample 1 (the queries answered on every "
