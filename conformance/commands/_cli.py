@@ -396,9 +396,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..engines._option import speak_as_cli
-
-    speak_as_cli()  # an engine's message names --milvus here, not pytest's --rqs-milvus
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
@@ -413,8 +410,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
     from ..boundary._atomic import OutputNotWrittenError
     from ..boundary._redact import redacting_output
+    from ..engines._option import speaking_as_cli
 
-    with redacting_output():
+    # An engine's message names --milvus while the command runs, not pytest's --rqs-milvus.
+    with redacting_output(), speaking_as_cli():
         try:
             return int(args.func(args))
         except OutputNotWrittenError as exc:  # nowhere to put a verdict is no verdict: NOT JUDGED

@@ -3,12 +3,16 @@
 An engine's error says what to do, and that names the option that chooses an engine: ``--milvus`` to a
 user of ``rag-conformance``, ``--rqs-milvus`` to a user of pytest. The engines are started from both,
 in one process (``rag-conformance run`` runs pytest inside itself), so the command line says once, at
-its start, that its messages are a command line's (:func:`speak_as_cli`); pytest's is the default.
+its start, that its messages are a command line's (:func:`speaking_as_cli`, for as long as the
+command runs); pytest's is the default.
 """
 
 from __future__ import annotations
 
-__all__ = ["DOCKER_DAEMON_HINT", "engine_option", "speak_as_cli"]
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["DOCKER_DAEMON_HINT", "engine_option", "speak_as_cli", "speaking_as_cli"]
 
 _CLI, _PYTEST = "--milvus", "--rqs-milvus"
 _current = [_PYTEST]
@@ -28,3 +32,15 @@ def engine_option() -> str:
 def speak_as_cli() -> None:
     """Name the command line's options in the engines' messages from now on in this process."""
     _current[0] = _CLI
+
+
+@contextmanager
+def speaking_as_cli() -> Iterator[None]:
+    """The command line's option names inside the block; the earlier ones after it (a test that runs the
+    command line in its own process leaves pytest's names to the tests after it)."""
+    before = _current[0]
+    _current[0] = _CLI
+    try:
+        yield
+    finally:
+        _current[0] = before

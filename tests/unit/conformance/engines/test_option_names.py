@@ -28,13 +28,14 @@ def test_pytest_hears_pytests_option_names(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.usefixtures("as_pytest")
-def test_the_command_line_hears_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    _option.speak_as_cli()
-    message = _uri_message(monkeypatch)
-    assert "--milvus uri:<uri>" in message
-    assert "--milvus lite" in message
-    assert "--rqs-milvus" not in message
-    assert "--rqs-milvus" not in _what_to_do("milvusdb/milvus:v2.5.16")
+def test_the_command_line_hears_its_own_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    with _option.speaking_as_cli():
+        message = _uri_message(monkeypatch)
+        assert "--milvus uri:<uri>" in message
+        assert "--milvus lite" in message
+        assert "--rqs-milvus" not in message
+        assert "--rqs-milvus" not in _what_to_do("milvusdb/milvus:v2.5.16")
+    assert "--rqs-milvus uri:<uri>" in _uri_message(monkeypatch)  # pytest's names again after it
 
 
 def test_a_missing_docker_daemon_is_told_how_to_start_one() -> None:
