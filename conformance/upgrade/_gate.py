@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from evaluation import LabelledSet, PairedTest, adjust, detectable_drop, paired_test
 from evaluation import compare as compare_runs
 
-from ._latency import LatencyRow, judge_latencies, latency_row
+from ._latency import LatencyRow, judge_latencies, sampled_row
 from ._settings import UpgradeSettings
 from ._sides import MODES, EngineEvaluation, Outcome
 from ._suite import SuiteChanges
@@ -270,22 +270,7 @@ def _compare_mode(
         _compare_answered(found, mode, labelled, a, b, ids, metrics, seed, tol.alpha)
         timed = [i for i in ids if all(i in t and t[i].error is None for t in c)]
         sample = set(timed)
-        instances = [a, b, *c]
-        # The sample: every round of every query timed on every instance, paired by (query, round).
-        pairs = [(i, k) for i in timed for k in range(_rounds(instances, i)) if _timed(instances, i, k)]
-        times = [[side[i].timings[k] or 0.0 for i, k in pairs] for side in instances]
-        found.latency.append(
-            latency_row(
-                mode,
-                times[0],
-                times[1],
-                (times[2], times[3]) if c else None,
-                interleaved=True,
-                seed=seed,
-                rounds=max((_rounds(instances, i) for i in timed), default=1),
-                queries=[i for i, _ in pairs],
-            )
-        )
+        found.latency.append(sampled_row(mode, [a, b, *c], timed, seed=seed))
     named = [("old", a, metrics["old"]), ("new", b, metrics["new"])]
     named += [(name, side, {}) for name, side in zip(("old twin", "new twin"), c, strict=False)]
     found.per_query[mode] = {
@@ -303,14 +288,6 @@ def _compare_mode(
         ]
         for side, outcomes, values in named
     }
-
-
-def _rounds(instances: Sequence[dict[str, Outcome]], query_id: str) -> int:
-    return min(len(side[query_id].timings) for side in instances)
-
-
-def _timed(instances: Sequence[dict[str, Outcome]], query_id: str, k: int) -> bool:
-    return all(side[query_id].timings[k] is not None for side in instances)
 
 
 def _compare_answered(

@@ -21,13 +21,22 @@ such tests run at once (three percentiles, two modes), so their p-values are adj
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from evaluation import PairedTest, adjust_p, paired_quantile_test, paired_test, percentile
 
-__all__ = ["INSTANCES", "P99_MIN", "LatencyRow", "judge_latencies", "latency_row", "timing_rounds"]
+__all__ = [
+    "INSTANCES",
+    "P99_MIN",
+    "LatencyRow",
+    "judge_latencies",
+    "latency_row",
+    "sampled_row",
+    "timing_rounds",
+]
 
 P99_MIN = 500
 """Lookups needed before a p99 is reported and gated: five lookups above it. Below that a p99 is the
@@ -194,6 +203,39 @@ def latency_row(
         rounds=rounds,
         base={f"p{q}": ("old", "old twin")[i] for q, i in slower.items()},
         candidate={f"p{q}": ("new", "new twin")[i] for q, i in faster.items()},
+    )
+
+
+class _Timed(Protocol):
+    @property
+    def timings(self) -> tuple[float | None, ...]: ...
+
+
+def sampled_row(
+    mode: str, instances: Sequence[Mapping[str, _Timed]], timed: Sequence[str], *, seed: int
+) -> LatencyRow:
+    """The row of ``instances`` (old, new, then the twins where they ran; query id -> outcome) over
+    the ``timed`` queries: every round of each timed on every instance, paired by (query, round)."""
+
+    def rounds(query_id: str) -> int:
+        return min(len(side[query_id].timings) for side in instances)
+
+    pairs = [
+        (i, k)
+        for i in timed
+        for k in range(rounds(i))
+        if all(side[i].timings[k] is not None for side in instances)
+    ]
+    times = [[side[i].timings[k] or 0.0 for i, k in pairs] for side in instances]
+    return latency_row(
+        mode,
+        times[0],
+        times[1],
+        (times[2], times[3]) if len(times) == 4 else None,
+        interleaved=True,
+        seed=seed,
+        rounds=max((rounds(i) for i in timed), default=1),
+        queries=[i for i, _ in pairs],
     )
 
 
