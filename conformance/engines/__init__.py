@@ -12,6 +12,8 @@
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``),
   and the leases that mark a live run's prefix so that ``clean`` leaves it alone (``_lease``);
 - the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);
+- the engine option's name in the words of the tool printing a message, ``--milvus`` or ``--rqs-milvus``
+  (``_option``), and how to start a Docker daemon the package did not;
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the
   scenarios', in :mod:`conformance.scenarios._fixtures`);
 - what each engine is known to do differently, as data (``expectations/*.toml``, read by
