@@ -438,9 +438,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")  # exits 2
     # Every line this process prints passes through the one redaction: no engine credential reaches
     # the terminal or a CI log, whichever part of the kit (or of pytest, or pymilvus) printed it.
+    from ..engines._option import speaking_as_cli
     from ._exits import run_command
 
-    return run_command(args.command, lambda: int(args.func(args)))
+    # An engine's message names --milvus while the command runs, not pytest's --rqs-milvus.
+    with speaking_as_cli():
+        return run_command(args.command, lambda: int(args.func(args)))
 
 
 if __name__ == "__main__":

@@ -223,12 +223,11 @@ def _summary(result: UpgradeResult, written: list[Path]) -> list[str]:
                 f"q {_n(t.q_value, '.3f')})"
             )
     for lat in result.latency:
-        times = {k: getattr(lat, k) for k in ("old_p50", "new_p50", "old_p95", "new_p95")}
-        ms = {k: _n(None if v is None else v * 1000, ".1f") for k, v in times.items()}
+        # Each ratio beside the two numbers it divides (with twins: the faster new, the slower old).
+        names = ("p50", "p95", "p99") if lat.ratio_p99 is not None else ("p50", "p95")
+        shown = [f"{name} {lat.pair_text(name)}" for name in names]
         lines.append(
-            f"{lat.mode:>6} latency p50 {ms['old_p50']} -> {ms['new_p50']} ms ({_n(lat.ratio_p50, '.2f')}x), "
-            f"p95 {ms['old_p95']} -> {ms['new_p95']} ms ({_n(lat.ratio_p95, '.2f')}x)"
-            f"{'' if lat.interleaved else ', not interleaved'}"
+            f"{lat.mode:>6} latency {', '.join(shown) or '-'}{'' if lat.interleaved else ', not interleaved'}"
         )
     lines.append(f"wrote {', '.join(str(p) for p in written[:3])} and {len(written) - 3} more")
     verdict = (

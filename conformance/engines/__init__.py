@@ -16,6 +16,8 @@
 - the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);
 - the deadline on every engine call the kit makes, and giving up on an engine that stopped answering
   (``_deadline``; docs/exit-codes.md);
+- the engine option's name in the words of the tool printing a message, ``--milvus`` or ``--rqs-milvus``
+  (``_option``), and how to start a Docker daemon the package did not;
 - the recording gRPC proxy between an implementation and its engine (``_proxy``; its fixtures are the
   scenarios', in :mod:`conformance.scenarios._fixtures`);
 - what each engine is known to do differently, as data (``expectations/*.toml``, read by

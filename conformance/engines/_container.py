@@ -26,6 +26,7 @@ from ..boundary._redact import redact_uri
 from ._address import DEFAULT_MILVUS_IMAGE, validate_image
 from ._container_sweep import owner_labels, remove_run_quietly
 from ._engine import DockerUnavailableError, Engine, EngineUnavailableError, open_client
+from ._option import DOCKER_DAEMON_HINT, engine_option
 
 __all__ = ["BUILT_IMAGE", "CONTAINER_STARTUP", "docker_unavailable_reason", "start_container"]
 
@@ -61,8 +62,9 @@ def docker_unavailable_reason(timeout: float = DOCKER_PING_SECONDS) -> str | Non
 def _what_to_do(image: str) -> str:
     return (
         f"build a Milvus image here with `rag-conformance build-image` (it makes {BUILT_IMAGE}, no "
-        f"registry needed) and pass --milvus container:{BUILT_IMAGE}, `docker pull {image}` where a "
-        "registry is reachable, or use another engine (--milvus lite, or uri:<uri> for a Milvus you run)"
+        f"registry needed) and pass {engine_option()} container:{BUILT_IMAGE}, `docker pull {image}` where "
+        f"a registry is reachable, or use another engine ({engine_option()} lite, or uri:<uri> for a Milvus "
+        "you run)"
     )
 
 
@@ -117,9 +119,9 @@ def start_container(*, image: str | None, prefix: str, startup_timeout: float = 
     reason = docker_unavailable_reason()
     if reason is not None:
         raise DockerUnavailableError(
-            f"the container backend cannot start {image}: {reason}. Start Docker (or set DOCKER_HOST), "
-            "or use another backend: --rqs-milvus lite for a local milvus-lite server, or "
-            "--rqs-milvus uri:<uri> for a Milvus you already run"
+            f"the container backend cannot start {image}: {reason}. Start Docker (or set DOCKER_HOST; "
+            f"{DOCKER_DAEMON_HINT}), or use another backend: {engine_option()} lite for a local milvus-lite "
+            f"server, or {engine_option()} uri:<uri> for a Milvus you already run"
         )
     import docker
     from testcontainers.community.milvus import MilvusContainer  # lazy: heavy, Docker-only

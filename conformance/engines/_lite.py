@@ -21,6 +21,7 @@ from typing import IO
 
 from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, open_client
+from ._option import engine_option
 
 __all__ = ["start_lite"]
 
@@ -104,7 +105,7 @@ def start_lite(
     if importlib.util.find_spec("milvus_lite") is None:
         raise EngineUnavailableError(
             "the lite backend needs the milvus-lite package, which is not installed in "
-            f"{sys.prefix}: run `pip install milvus-lite`, or use --rqs-milvus uri:<uri>"
+            f"{sys.prefix}: run `pip install milvus-lite`, or use {engine_option()} uri:<uri>"
         )
     started = time.monotonic()
     deadline = started + startup_timeout

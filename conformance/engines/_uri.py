@@ -19,6 +19,7 @@ from ..boundary._protocol import MilvusEndpoint
 from ..boundary._redact import redact_uri, register_secret, scrub
 from ._engine import Engine, EngineUnavailableError, open_client
 from ._load import stretched
+from ._option import engine_option
 
 __all__ = ["ENV_DB", "ENV_TOKEN", "ENV_URI", "MAX_CONNECT_SECONDS", "start_uri"]
 
@@ -67,7 +68,8 @@ def start_uri(*, uri: str | None, prefix: str, startup_timeout: float) -> Engine
     if not uri:
         raise EngineError(
             f"the uri backend needs a server: set {ENV_URI} (and {ENV_TOKEN}, {ENV_DB} if needed), "
-            "or pass --rqs-milvus uri:<uri>, or use --rqs-milvus lite for a local milvus-lite server"
+            f"or pass {engine_option()} uri:<uri>, or use {engine_option()} lite for a local milvus-lite "
+            "server"
         )
     token = os.environ.get(ENV_TOKEN) or None
     uri, token = _credentials_apart(uri, token)

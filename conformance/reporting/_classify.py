@@ -9,8 +9,9 @@ import pytest
 
 from ..boundary._errors import ConformanceError
 from ._report import NOT_APPLICABLE_PREFIX, NOT_JUDGED_PREFIX
+from ._shorten import shorten_middle
 
-__all__ = ["classify", "error_text"]
+__all__ = ["classify", "error_text", "with_step"]
 
 _MESSAGE_LIMIT = 2000
 _STRICT_XPASS = "[XPASS(strict)] "
@@ -46,6 +47,16 @@ def classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[An
     return None, None
 
 
+def with_step(message: str, step: str, rules: tuple[str, ...]) -> str:
+    """A failure's message with the Gherkin step it happened in (``step 'Then ...'``).
+
+    A rule of the spec's model that broke (``rules``) is named in the message with what it expected and
+    what came: that leads, and the step follows on a line of its own, since a step checking one thing
+    ("within [0, 1]") may meet a reply that breaks another (the dense formula). A step's own assertion
+    is the step's rule: the step leads."""
+    return f"{message}\n(in {step})" if rules else f"{step}: {message}"
+
+
 def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
@@ -73,5 +84,5 @@ def _group_leaves(group: BaseExceptionGroup[Any]) -> Generator[BaseException, No
 
 
 def _short(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
+    """The message within its limit, its middle left out: its end holds what was expected and got."""
+    return shorten_middle(text.strip(), _MESSAGE_LIMIT)

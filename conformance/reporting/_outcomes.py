@@ -28,7 +28,7 @@ from ..boundary._redact import redact
 from ..boundary._tally import Tally, tallying
 from ..boundary._visible import visible_text
 from ..spec._paths import spec_path
-from ._classify import classify
+from ._classify import classify, with_step
 from ._junit import write_junit
 from ._options import RunOptions
 from ._report import (
@@ -198,7 +198,7 @@ class OutcomeCollector:
         notes = tuple(item.stash.get(NOTES, ()))
         failed_step = self._failed_steps.pop(item.nodeid, None)
         if message and failed_step and status in ("failed", "errored"):
-            message = f"{failed_step}: {message}"
+            message = with_step(message, failed_step, rules)
         previous = self.results.get(item.nodeid)
         duration = report.duration + (previous.duration_s if previous else 0.0)
         if previous is not None and (status is None or previous.status in ("failed", "errored")):

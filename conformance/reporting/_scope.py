@@ -41,6 +41,7 @@ __all__ = [
     "requirement_number",
     "requirement_verdict_text",
     "spec_counts",
+    "total_line",
     "verdict_text",
 ]
 
@@ -70,11 +71,27 @@ class ScenarioResult(Protocol):
     def spec_hash(self) -> str | None: ...
     @property
     def needs(self) -> Sequence[str]: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def derived(self) -> bool: ...
+    @property
+    def engine_check(self) -> bool: ...
 
 
 class _Blocked(Protocol):
     @property
     def blocked(self) -> int: ...
+    @property
+    def passed(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def errored(self) -> int: ...
+    @property
+    def xfailed(self) -> int: ...
+    @property
+    def total(self) -> int: ...
 
 
 class RequirementRow(Protocol):
@@ -319,8 +336,45 @@ def verdict_text(report: Report) -> str:
 
 
 def requirement_verdict_text(row: RequirementRow) -> str:
-    """A requirement's verdict as the table and the site show it: ``BLOCKED (1 stopped by R1)``."""
-    if not row.summary.blocked:
-        return row.verdict
-    by = _join(sorted({requirement_label(b) for b in row.blocked_by})) or "another requirement"
-    return f"{row.verdict} ({row.summary.blocked} stopped by {by})"
+    """A requirement's verdict as the table, JUnit, the site and its pages show it: ``CONFORMS (3 of 8
+    judged)`` where only part of its scenarios were judged, ``BLOCKED (1 stopped by R1)``.
+
+    Judged: passed, failed, errored or a known divergence, of the row's total (its scenarios and the
+    failures counted under it; those another requirement's failure stopped are apart, as in the counts)."""
+    s = row.summary
+    parts = []
+    judged = s.passed + s.failed + s.errored + s.xfailed
+    if row.verdict in ("CONFORMS", "DOES NOT CONFORM") and judged < s.total:
+        parts.append(f"{judged} of {s.total} judged")
+    if s.blocked:
+        by = _join(sorted({requirement_label(b) for b in row.blocked_by})) or "another requirement"
+        parts.append(f"{s.blocked} stopped by {by}")
+    return f"{row.verdict} ({'; '.join(parts)})" if parts else row.verdict
+
+
+def total_line(scenarios: Iterable[ScenarioResult]) -> str | None:
+    """The line that accounts for the table's TOTAL: ``TOTAL 48 scenarios: 17 transcribe the spec's 12
+    (5 more than one each: a, b, ...), 31 derived``, engine checks and any other kind counted apart."""
+    results = list(scenarios)
+    if not results:
+        return None
+    spec = [r for r in results if r.spec_hash]
+    hashes = {r.spec_hash for r in spec}
+    derived = sum(1 for r in results if not r.spec_hash and not r.engine_check and r.derived)
+    engine = [r for r in results if not r.spec_hash and r.engine_check]
+    other = [r for r in results if not r.spec_hash and not r.engine_check and not r.derived]
+    parts = []
+    if spec:
+        text = f"{len(spec)} transcribe the spec's {len(hashes)}"
+        seen: set[str | None] = set()
+        again = [r.id for r in spec if r.spec_hash in seen or seen.add(r.spec_hash)]
+        if again:
+            text += f" ({len(again)} a further transcription of one, for another capability: {_join(again)})"
+        parts.append(text)
+    if derived:
+        parts.append(f"{derived} derived")
+    if engine:
+        parts.append(f"{len(engine)} engine check{'s' * (len(engine) != 1)}")
+    if other:
+        parts.append(f"{len(other)} of no kind (neither spec, derived nor engine check)")
+    return f"TOTAL {len(results)} scenarios: {'; '.join(parts)}"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ._report import Report, RequirementRow, Summary, broken_requirements
-from ._scope import derived_line, requirement_number, requirement_verdict_text
+from ._scope import derived_line, requirement_number, requirement_verdict_text, total_line
+from ._shorten import shorten_middle
 
 __all__ = ["format_table"]
 
@@ -58,11 +59,21 @@ def format_table(report: Report) -> str:
     derived = derived_line(report.scenarios) if report.interruption is None else None
     if derived:
         lines.append(derived)
+    total = total_line(report.scenarios)
+    if total:
+        lines.append(total)
+    if any(row.summary.blocked for row in report.requirements) or _counted_elsewhere(report):
+        lines.append(
+            "a failure counts under each requirement whose rule it broke, not under its own scenario's "
+            "requirement (that row says how many it stopped), so the rows need not add up to TOTAL"
+        )
     lines.append(f"verdict: {report.described_verdict()}")
     failures = [r for r in report.scenarios if r.status in ("failed", "errored")]
     for r in failures:
         labels = [f"{requirement_number(b) or ''} {b}".strip() for b in broken_requirements(r)]
-        breaks = f" [breaks {', '.join(labels)}]" if r.status == "failed" else ""
+        # The rule whose check failed, by its id (dense-formula), beside the requirement it belongs to.
+        rules = f"; rule {', '.join(r.rules)}" if r.rules else ""
+        breaks = f" [breaks {', '.join(labels)}{rules}]" if r.status == "failed" else ""
         lines.append(f"{r.status.upper()} {r.id}{breaks}: {_first_line(r.message)}".rstrip())
     if report.interruption is not None and report.reason:
         lines.append(f"INTERRUPTED: {report.reason}")
@@ -71,10 +82,15 @@ def format_table(report: Report) -> str:
     return "\n".join(lines)
 
 
+def _counted_elsewhere(report: Report) -> bool:
+    return any(
+        r.status == "failed" and set(broken_requirements(r)) != {r.requirement_id} for r in report.scenarios
+    )
+
+
 def _first_line(message: str | None) -> str:
-    """One line of a failure message: its first line, shortened; the report keeps all of it."""
+    """One line of a failure message: its first line, its middle left out where it is long (its end
+    says what was expected and what came); the report keeps all of it."""
     text = (message or "").strip()
     first, _, rest = text.partition("\n")
-    if len(first) > _FAILURE_LINE_CHARS:
-        return first[: _FAILURE_LINE_CHARS - 1] + "…"
-    return first + (" […]" if rest.strip() else "")
+    return shorten_middle(first, _FAILURE_LINE_CHARS) + (" […]" if rest.strip() else "")

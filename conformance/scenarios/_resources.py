@@ -285,12 +285,14 @@ def _adapter_problem(spec: str, exc: BaseException) -> tuple[str, str, str]:
 
 
 def _engine_problem(milvus: str, exc: BaseException) -> tuple[str, str, str]:
+    from ..engines._option import engine_option  # the option of the tool printing this
+
+    where = "`rag-conformance run --help`" if engine_option() == "--milvus" else "`pytest --help`"
     return (
         f"Milvus ({redact(milvus)}) could not be started or reached",
         _detail(exc),
-        "check the engine address (--milvus, or --rqs-milvus in pytest; `rag-conformance run --help` "
-        "lists every name); for a uri, that the server is up and reachable from here; for a container, "
-        "what the message above says",
+        f"check the engine address ({engine_option()}; {where} lists every name); for a uri, that the "
+        "server is up and reachable from here; for a container, what the message above says",
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..reporting import broken_requirements
+from ..reporting._scope import requirement_label
 from ..spec._pinned import Spec
 from ._html_parts import (
     background_block,
@@ -21,6 +23,7 @@ from ._html_parts import (
 from ._pages import (
     Column,
     RequirementPage,
+    counted_here,
     counts_text,
     judged_text,
     requirement_title,
@@ -160,23 +163,47 @@ def _results_table(page: RequirementPage, columns: Sequence[Column]) -> str:
     if not page.scenarios:
         return '<p class="note">No Gherkin scenario transcribes this requirement yet.</p>'
     header = "".join(f'<th class="col">{esc(c.label)}</th>' for c in columns)
-    rows = []
+    rid = page.requirement_id
+    # The requirement's verdict and counts first, as the index and the terminal give them; the rows
+    # below are what they count.
+    verdicts = "".join(f'<td class="cell">{requirement_cell(c.requirement(rid))}</td>' for c in columns)
+    rows = [f"<tr><td><strong>verdict</strong></td>{verdicts}</tr>"]
     for s in page.scenarios:
         name = f'<a href="#{esc(s.id or "")}">{esc(s.name)}</a>'
         kind = '<span class="sub">derived</span>' if s.derived else ""
-        cells = "".join(f'<td class="cell">{status_pill(c.result(s.id))}</td>' for c in columns)
+        cells = "".join(f'<td class="cell">{status_pill(c.result(s.id), rid)}</td>' for c in columns)
         rows.append(f"<tr><td>{name}{kind}</td>{cells}</tr>")
+    for scenario_id in counted_here(columns, page):
+        cells = "".join(f'<td class="cell">{_elsewhere_cell(c, scenario_id, rid)}</td>' for c in columns)
+        rows.append(f"<tr><td>{_elsewhere_name(columns, scenario_id)}</td>{cells}</tr>")
     return (
         f'<table class="matrix"><thead><tr><th>scenario</th>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
 
-def _scenario_results(scenario_id: str | None, columns: Sequence[Column]) -> str:
+def _elsewhere_name(columns: Sequence[Column], scenario_id: str) -> str:
+    """A scenario of another requirement listed here because it broke this one: its id and its page."""
+    result = next(r for c in columns if (r := c.result(scenario_id)) is not None)
+    own = requirement_label(result.requirement_id)
+    link = f'<a href="{esc(result.requirement_id)}.html#{esc(scenario_id)}">{esc(scenario_id)}</a>'
+    return f'{link}<span class="sub">a scenario of {esc(own)} that broke this requirement\'s rule</span>'
+
+
+def _elsewhere_cell(column: Column, scenario_id: str, requirement_id: str) -> str:
+    result = column.result(scenario_id)
+    if result is not None and requirement_id in broken_requirements(result):
+        return status_pill(result) + f'<pre class="message">{esc(result.message or "")}</pre>'
+    return '<span class="sub">not counted here</span>' if result is not None else status_pill(None)
+
+
+def _scenario_results(
+    scenario_id: str | None, columns: Sequence[Column], requirement_id: str | None = None
+) -> str:
     rows = []
     for c in columns:
         result = c.result(scenario_id)
-        cell = status_pill(result)
+        cell = status_pill(result, requirement_id)
         if result is not None and result.examples > 1:
             cell += f'<span class="sub">{result.examples} examples</span>'
         if result is not None and result.calls:  # what it asked: a property's calls are many
@@ -239,6 +266,7 @@ def requirement_page(page: RequirementPage, columns: Sequence[Column], spec: Spe
         for s in feature.scenarios:
             body.append(
                 f'<article class="scenario" id="{esc(s.id or "")}"><h3>{esc(s.name)}</h3>'
-                f"<div>{tags(s.tags)}</div>{gherkin_block(s)}{_scenario_results(s.id, columns)}</article>"
+                f"<div>{tags(s.tags)}</div>{gherkin_block(s)}"
+                f"{_scenario_results(s.id, columns, page.requirement_id)}</article>"
             )
     return _page(page.title, "\n".join(body), crumb=page.requirement_id, footer=_footer(spec, columns))

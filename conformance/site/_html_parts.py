@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..boundary._visible import visible_text
-from ..reporting import RequirementRow, ScenarioResult
+from ..reporting import RequirementRow, ScenarioResult, requirement_verdict_text
 from ..spec._pinned import Requirement
 from ._gherkin import ScenarioDoc, StepDoc
-from ._pages import counts_text, status_text, verdict_class
+from ._pages import counts_text, status_text, stopped_here, verdict_class
 
 __all__ = [
     "esc",
@@ -51,16 +51,21 @@ def prose(text: str) -> str:
     return "".join(f'<p class="prose">{inline(p)}</p>' for p in paragraphs)
 
 
-def status_pill(result: ScenarioResult | None) -> str:
+def status_pill(result: ScenarioResult | None, requirement_id: str | None = None) -> str:
+    """A scenario's status; on ``requirement_id``'s page, another requirement's failure reads stopped."""
     status = result.status if result else "not-run"
-    return f'<span class="status s-{esc(status)}">{esc(status_text(result))}</span>'
+    if stopped_here(result, requirement_id):
+        status = "blocked"
+    return f'<span class="status s-{esc(status)}">{esc(status_text(result, requirement_id))}</span>'
 
 
 def requirement_cell(row: RequirementRow | None) -> str:
     """A matrix cell: the verdict, and the counts under it."""
     if row is None:
         return '<span class="status s-not-run">not run</span>'
-    pill = f'<span class="status s-{verdict_class(row.verdict)}">{esc(row.verdict)}</span>'
+    # The verdict with how much of it was judged: "CONFORMS (3 of 8 judged)", as the table says it.
+    text = requirement_verdict_text(row)
+    pill = f'<span class="status s-{verdict_class(row.verdict)}">{esc(text)}</span>'
     return f'{pill}<span class="sub">{esc(counts_text(row.summary, row.blocked_by))}</span>'
 
 

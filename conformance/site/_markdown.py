@@ -12,15 +12,18 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 from ..boundary._visible import visible_text
+from ..reporting import broken_requirements, requirement_verdict_text
 from ..spec._pinned import Spec
 from ._gherkin import background_gherkin, to_gherkin
 from ._pages import (
     Column,
     RequirementPage,
+    counted_here,
     counts_text,
     judged_text,
     requirement_title,
     status_text,
+    stopped_here,
     verdict_detail,
 )
 
@@ -61,7 +64,8 @@ def _requirement_cell(column: Column, requirement_id: str) -> str:
     if row is None:
         return "not run"
     counts = counts_text(row.summary, row.blocked_by)
-    return f"{_MARK.get(row.verdict, '')} {_cell(row.verdict)}<br>{_cell(counts)}"
+    verdict = requirement_verdict_text(row)  # "CONFORMS (3 of 8 judged)", as the table says it
+    return f"{_MARK.get(row.verdict, '')} {_cell(verdict)}<br>{_cell(counts)}"
 
 
 def index_markdown(pages: Sequence[RequirementPage], columns: Sequence[Column], spec: Spec) -> str:
@@ -131,7 +135,19 @@ def requirement_markdown(page: RequirementPage, columns: Sequence[Column]) -> st
             lines.pop()  # no dangling quote line after the last scenario
     lines += ["", "## Results", ""]
     if page.scenarios:
-        rows = [[_cell(s.name)] + [_status_cell(c, s.id) for c in columns] for s in page.scenarios]
+        rid = page.requirement_id
+        rows = [["**verdict**"] + [_requirement_cell(c, rid) for c in columns]]
+        rows += [[_cell(s.name)] + [_status_cell(c, s.id, rid) for c in columns] for s in page.scenarios]
+        for scenario_id in counted_here(columns, page):  # other requirements' scenarios that broke it
+            cells = [
+                _status_cell(c, scenario_id)
+                if (r := c.result(scenario_id)) is not None and rid in broken_requirements(r)
+                else ("not counted here" if r is not None else "not run")
+                for c in columns
+            ]
+            rows.append(
+                [f"{_cell(scenario_id)} (a scenario of another requirement that broke this one)", *cells]
+            )
         lines += _table(["scenario", *(_cell(c.label) for c in columns)], rows)
     else:
         lines.append("No Gherkin scenario transcribes this requirement yet.")
@@ -147,7 +163,7 @@ def requirement_markdown(page: RequirementPage, columns: Sequence[Column]) -> st
             lines += [f"### {_cell(s.name)}", "", *_fenced(to_gherkin(s), "gherkin"), ""]
             for c in columns:
                 result = c.result(s.id)
-                lines.append(f"- **{_cell(c.label)}**: {_cell(status_text(result))}")
+                lines.append(f"- **{_cell(c.label)}**: {_cell(status_text(result, page.requirement_id))}")
                 if result is not None and result.status in _SHOW_MESSAGE and result.message:
                     # Indented as a whole so every line of the message stays inside the list item.
                     block = textwrap.indent("\n".join(_fenced(result.message, "text")), "  ")
@@ -157,7 +173,9 @@ def requirement_markdown(page: RequirementPage, columns: Sequence[Column]) -> st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _status_cell(column: Column, scenario_id: str | None) -> str:
+def _status_cell(column: Column, scenario_id: str | None, requirement_id: str | None = None) -> str:
     result = column.result(scenario_id)
     mark = _STATUS_MARK.get(result.status, "") if result else ""
-    return f"{mark} {_cell(status_text(result))}".strip()
+    if stopped_here(result, requirement_id):
+        mark = _MARK["BLOCKED"]
+    return f"{mark} {_cell(status_text(result, requirement_id))}".strip()

@@ -14,7 +14,14 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..boundary._errors import ConformanceError
-from ..reporting import Report, RequirementRow, ScenarioResult, Summary, requirement_number
+from ..reporting import (
+    Report,
+    RequirementRow,
+    ScenarioResult,
+    Summary,
+    broken_requirements,
+    requirement_number,
+)
 from ..reporting._scope import requirement_label
 from ..spec._pinned import Requirement, Spec
 from ._gherkin import FeatureDoc, ScenarioDoc
@@ -24,12 +31,14 @@ __all__ = [
     "Column",
     "DocsError",
     "RequirementPage",
+    "counted_here",
     "counts_text",
     "judged_text",
     "load_columns",
     "pages_for",
     "requirement_title",
     "status_text",
+    "stopped_here",
     "unshown_results",
     "verdict_class",
     "verdict_detail",
@@ -206,9 +215,39 @@ STATUS_TEXT = {
 NOT_RUN = "not run"
 
 
-def status_text(result: ScenarioResult | None) -> str:
-    """How a scenario's status reads in a cell; ``not run`` when the report lacks the scenario."""
-    return STATUS_TEXT[result.status] if result else NOT_RUN
+def status_text(result: ScenarioResult | None, requirement_id: str | None = None) -> str:
+    """How a scenario's status reads in a cell; ``not run`` when the report lacks the scenario.
+
+    On ``requirement_id``'s page, a failure of another requirement's rule is not this requirement's
+    failure (the counts put it there): it reads ``stopped (breaks R3)``, as the row counts it."""
+    if result is None:
+        return NOT_RUN
+    if stopped_here(result, requirement_id):
+        return "stopped (breaks " + ", ".join(requirement_label(b) for b in broken_requirements(result)) + ")"
+    return STATUS_TEXT[result.status]
+
+
+def stopped_here(result: ScenarioResult | None, requirement_id: str | None) -> bool:
+    """Whether ``result`` failed on another requirement's rule only: on this page, it is stopped."""
+    return (
+        result is not None
+        and requirement_id is not None
+        and result.status == "failed"
+        and requirement_id not in broken_requirements(result)
+    )
+
+
+def counted_here(columns: Sequence[Column], page: RequirementPage) -> list[str]:
+    """Ids of scenarios of other requirements whose failures count under ``page``'s requirement, in any
+    column: the page lists them with its own, so its FAILED rows are the failures its counts give."""
+    own = {s.id for s in page.scenarios}
+    found = [
+        s.id
+        for c in columns
+        for s in c.report.scenarios
+        if s.id not in own and page.requirement_id in broken_requirements(s)
+    ]
+    return list(dict.fromkeys(found))
 
 
 def counts_text(summary: Summary, blocked_by: Sequence[str] = ()) -> str:

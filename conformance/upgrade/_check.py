@@ -20,6 +20,7 @@ from ..boundary._redact import register_environment_secrets, register_uri_secret
 from ..engines import parse_engine_address
 from ._gate import UpgradeResult, compare
 from ._labelled import UpgradeInputError, load_labelled_set
+from ._latency import timing_rounds
 from ._report import write_reports
 from ._runs import RUNS_DIR, run_files
 from ._settings import load_upgrade_settings
@@ -109,7 +110,7 @@ def run_upgrade(
                 done=lambda: bar.update(1),
             )
     sides = 4 if calibrates(old, new) else 2  # the twins: a second instance of each engine
-    total = len(labelled.queries) * len(MODES) * sides
+    total = len(labelled.queries) * len(MODES) * sides * timing_rounds(len(labelled.queries))
     with evaluation.progress_bar("upgrade: lookups", total, enabled=progress, unit="lookup") as bar:
 
         def advance(mode: str, count: int) -> None:

@@ -7,8 +7,11 @@ infinity (``JSON.parse`` and most readers refuse them): a number that does not e
 ``allow_nan=False``, so a non-finite number that slipped past the walk is an error here rather than an
 invalid file in a CI.
 
-``latency.csv`` holds one lookup per line (``mode, query_id, side, seconds, error``): the sample the
-latency rows are computed from, with the lookups that failed and why.
+``latency.csv`` holds one timed lookup per line (``mode, query_id, side, round, seconds, in_sample,
+error``) of every instance (``old``, ``old twin``, ``new``, ``new twin``), with the lookups that failed
+and why. The latency rows are NumPy's percentiles (linear interpolation) of the lines with
+``in_sample`` 1 of one mode and side: the queries answered on every instance, every round timed on
+every instance. So each percentile and each ratio of ``upgrade.md`` can be recomputed from this file.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ._gate import UpgradeResult
 
 __all__ = ["LATENCY_COLUMNS", "latency_csv", "upgrade_json"]
 
-LATENCY_COLUMNS = ("mode", "query_id", "side", "seconds", "error")
+LATENCY_COLUMNS = ("mode", "query_id", "side", "round", "seconds", "in_sample", "error")
 
 
 def _per_query(result: UpgradeResult) -> dict[str, dict[str, dict[str, Any]]]:
@@ -74,15 +77,37 @@ def upgrade_json(result: UpgradeResult) -> str:
     return json.dumps(data, indent=1, allow_nan=False, ensure_ascii=False) + "\n"
 
 
+def _seconds(value: float | None) -> str:
+    return "" if value is None or not math.isfinite(value) else f"{value:.6f}"
+
+
 def latency_csv(result: UpgradeResult) -> str:
-    """One line per lookup: mode, query id, side, seconds (empty when it failed), the failure."""
+    """One line per timed lookup of every instance: mode, query id, side, round (0: the answer judged,
+    1 on: the repeats), seconds (empty when it failed), whether it is in the latency sample, the failure."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(LATENCY_COLUMNS)
     for mode, sides in result.per_query.items():
+        by_side = {side: {r.query_id: _times(r) for r in records} for side, records in sides.items()}
         for side, records in sides.items():
             for r in records:
-                seconds = "" if r.seconds is None or not math.isfinite(r.seconds) else f"{r.seconds:.6f}"
+                query = visible_text(redact(r.query_id), one_line=True)
                 error = visible_text(redact(r.error), one_line=True) if r.error else ""
-                writer.writerow((mode, visible_text(redact(r.query_id), one_line=True), side, seconds, error))
+                for k, seconds in enumerate(_times(r)):
+                    # In the sample: its query answered on every instance, this round timed on all.
+                    sample = r.in_sample and all(
+                        _timed(times.get(r.query_id, ()), k) for times in by_side.values()
+                    )
+                    failed = (
+                        error if k == 0 else ("" if seconds is not None else "the repeated lookup failed")
+                    )
+                    writer.writerow((mode, query, side, k, _seconds(seconds), int(sample), failed))
     return out.getvalue()
+
+
+def _times(record: Any) -> tuple[float | None, ...]:
+    return (record.seconds, *record.repeats)
+
+
+def _timed(times: tuple[float | None, ...], k: int) -> bool:
+    return k < len(times) and times[k] is not None

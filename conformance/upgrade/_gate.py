@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from evaluation import LabelledSet, PairedTest, adjust, detectable_drop, paired_test
 from evaluation import compare as compare_runs
 
-from ._latency import LatencyRow, judge_latencies, latency_row
+from ._latency import LatencyRow, judge_latencies, sampled_row
 from ._settings import UpgradeSettings
 from ._sides import MODES, EngineEvaluation, Outcome
 from ._suite import SuiteChanges
@@ -88,6 +88,8 @@ class QueryRecord(_Value):
     metrics: dict[str, float] = {}
     seconds: float | None = None  # lookup wall time; None when it errored
     error: str | None = None  # the failure's first line after the retry, else None
+    repeats: list[float | None] = []  # the same lookup timed again (None: that repeat failed)
+    in_sample: bool = False  # whether its times are in the latency rows' sample (timed on every instance)
 
 
 class UpgradeResult(_Value):
@@ -110,7 +112,8 @@ class UpgradeResult(_Value):
     not_compared: list[str]
     regressions: list[str]
     verdict: Verdict
-    per_query: dict[str, dict[str, list[QueryRecord]]] = {}  # mode -> "old"/"new" -> records, set order
+    # mode -> "old"/"new"/"old twin"/"new twin" -> records, in the set's order
+    per_query: dict[str, dict[str, list[QueryRecord]]] = {}
     warnings: list[str] = []  # suspicious but allowed (the labelled set's warnings, etc.)
     sensitivity: list[str] = []  # drops the set is too small to see, said beside a SAFE
 
@@ -262,19 +265,14 @@ def _compare_mode(
             f"old engine, {int(sum(y for _, y in errors))} on the new, each asked twice)"
             + ("" if tol.allow_uncompared_modes else "; allow-uncompared-modes = true lets the rest decide")
         )
-    else:
+    sample: set[str] = set()
+    if len(ids) >= 2:
         _compare_answered(found, mode, labelled, a, b, ids, metrics, seed, tol.alpha)
         timed = [i for i in ids if all(i in t and t[i].error is None for t in c)]
-        found.latency.append(
-            latency_row(
-                mode,
-                [_seconds(a[i]) for i in timed],
-                [_seconds(b[i]) for i in timed],
-                ([_seconds(c[0][i]) for i in timed], [_seconds(c[1][i]) for i in timed]) if c else None,
-                interleaved=True,
-                seed=seed,
-            )
-        )
+        sample = set(timed)
+        found.latency.append(sampled_row(mode, [a, b, *c], timed, seed=seed))
+    named = [("old", a, metrics["old"]), ("new", b, metrics["new"])]
+    named += [(name, side, {}) for name, side in zip(("old twin", "new twin"), c, strict=False)]
     found.per_query[mode] = {
         side: [
             QueryRecord(
@@ -282,15 +280,14 @@ def _compare_mode(
                 metrics={m: values[m][i] for m in METRICS if i in values.get(m, {})},
                 seconds=outcomes[i].seconds,
                 error=outcomes[i].error,
+                repeats=list(outcomes[i].repeats),
+                in_sample=i in sample,
             )
             for i in asked
+            if i in outcomes
         ]
-        for side, outcomes, values in (("old", a, metrics["old"]), ("new", b, metrics["new"]))
+        for side, outcomes, values in named
     }
-
-
-def _seconds(outcome: Outcome) -> float:
-    return outcome.seconds if outcome.seconds is not None else 0.0
 
 
 def _compare_answered(

@@ -21,19 +21,43 @@ such tests run at once (three percentiles, two modes), so their p-values are adj
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from evaluation import PairedTest, adjust_p, paired_quantile_test, paired_test, percentile
 
-__all__ = ["P99_MIN", "LatencyRow", "judge_latencies", "latency_row"]
+__all__ = [
+    "INSTANCES",
+    "P99_MIN",
+    "LatencyRow",
+    "judge_latencies",
+    "latency_row",
+    "sampled_row",
+    "timing_rounds",
+]
 
 P99_MIN = 500
 """Lookups needed before a p99 is reported and gated: five lookups above it. Below that a p99 is the
 slowest one or two lookups, and measured: two instances of one engine then differ by 1.35x at p99
 often enough (on 137 lookups) to pass a 1.1 tolerance by chance."""
+MAX_ROUNDS = 8
+"""At most this many timed lookups per query, engine and mode: enough for a p99 on a set of 63 queries
+or more (the bundled set's 137 queries are each timed 4 times, 548 lookups); a smaller set would need
+so many repeats of so few queries that its p99 would be those few queries', so it is timed once."""
 PERCENTILES = ("p50", "p95", "p99")
+INSTANCES = ("old", "old twin", "new", "new twin")
+"""The instances a latency row measures, as the page, ``latency.csv`` and ``upgrade.json`` name them."""
+
+
+def timing_rounds(queries: int) -> int:
+    """How many times each query is timed on each instance: enough for :data:`P99_MIN` lookups where at
+    most :data:`MAX_ROUNDS` repeats reach it, else once (repeats do not make a small set's tail)."""
+    if queries <= 0:
+        return 1
+    needed = math.ceil(P99_MIN / queries)
+    return needed if needed <= MAX_ROUNDS else 1
 
 
 class LatencyRow(BaseModel):
@@ -49,6 +73,7 @@ class LatencyRow(BaseModel):
     interleaved: bool
     log_ratio_test: PairedTest  # log(new seconds) - log(base seconds) per query, one-sided
     regressed: bool = False
+    regressed_at: list[str] = []  # the percentiles beyond the tolerance ("p95")
     old_p99: float | None = None
     new_p99: float | None = None
     ratio_p99: float | None = None  # None where the sample is too small (fewer than P99_MIN lookups)
@@ -62,7 +87,31 @@ class LatencyRow(BaseModel):
     p95_p_value: float | None = None  # one-sided: is the new tail slower than the base's?
     p99_p_value: float | None = None
     q_values: dict[str, float] = {}  # "p50"/"p95"/"p99" -> adjusted over every latency test
-    lookups: int = 0  # queries answered on every side: the sample
+    lookups: int = 0  # timed lookups per instance in the sample (queries answered on every side x rounds)
+    rounds: int = 1  # times each query was timed on each instance
+    # percentile -> the instance the gated ratio divides by (the slower old) and the one divided (the
+    # faster new): "old"/"old twin" and "new"/"new twin" (INSTANCES)
+    base: dict[str, str] = {}
+    candidate: dict[str, str] = {}
+
+    def value(self, instance: str, name: str) -> float | None:
+        """The ``name`` percentile ("p50") of ``instance`` ("old twin"), in seconds; None where absent."""
+        prefix = {"old": "old", "new": "new", "old twin": "twin_old", "new twin": "twin_new"}[instance]
+        return getattr(self, f"{prefix}_{name}")
+
+    def pair(self, name: str) -> tuple[str, float | None, str, float | None]:
+        """The gated pair at percentile ``name``: (candidate instance, its seconds, base instance, its
+        seconds); the ratio of the row is the first value over the second."""
+        new, old = self.candidate.get(name, "new"), self.base.get(name, "old")
+        return new, self.value(new, name), old, self.value(old, name)
+
+    def pair_text(self, name: str) -> str:
+        """``7.52 ms (new twin) / 4.10 ms (old) = 1.83x``: the ratio beside the two numbers it divides."""
+        new, a, old, b = self.pair(name)
+        ratio = getattr(self, f"ratio_{name}")
+        if a is None or b is None or ratio is None:
+            return "-"
+        return f"{a * 1000:.2f} ms ({new}) / {b * 1000:.2f} ms ({old}) = {ratio:.2f}x"
 
     def p_values(self) -> dict[str, float]:
         """The one-sided p-value of each percentile this row has."""
@@ -84,9 +133,12 @@ def latency_row(
     *,
     interleaved: bool,
     seed: int,
+    rounds: int = 1,
+    queries: Sequence[str] | None = None,
 ) -> LatencyRow:
-    """One mode's row from per-query seconds (same queries, same order on every side); ``twins`` are
-    the second instances of the old and of the new engine."""
+    """One mode's row from per-lookup seconds (same queries and rounds, same order on every side);
+    ``twins`` are the second instances of the old and of the new engine; ``queries`` names the query of
+    each lookup (its repeats share it), None when each lookup is a query of its own."""
     n = len(old)
     quantiles = (50, 95, 99) if n >= P99_MIN else (50, 95)
     olds = [old, *(twins[:1] if twins else ())]
@@ -96,11 +148,15 @@ def latency_row(
         return percentile(values, q) if values and q in quantiles else None
 
     # At each percentile: the slower old instance is the base, the faster new one the candidate.
-    base = {q: max(olds, key=lambda v: percentile(v, q)) for q in quantiles}
-    candidate = {q: min(news, key=lambda v: percentile(v, q)) for q in quantiles}
+    slower = {q: max(range(len(olds)), key=lambda i: percentile(olds[i], q)) for q in quantiles}
+    faster = {q: min(range(len(news)), key=lambda i: percentile(news[i], q)) for q in quantiles}
+    base = {q: olds[i] for q, i in slower.items()}
+    candidate = {q: news[i] for q, i in faster.items()}
+    # The median's test pairs queries, not lookups: a query's repeats share its cost, so each query's
+    # mean log time is one value (548 lookups of 137 queries are 137 pairs, not 548).
     logs = paired_test(
-        [math.log(max(s, 1e-9)) for s in base[50]] if n else [],
-        [math.log(max(s, 1e-9)) for s in candidate[50]] if n else [],
+        _per_query([math.log(max(s, 1e-9)) for s in base[50]], queries) if n else [],
+        _per_query([math.log(max(s, 1e-9)) for s in candidate[50]], queries) if n else [],
         seed=seed,
         alternative="greater",
     )
@@ -144,7 +200,54 @@ def latency_row(
         p99_p_value=tail.get(99),
         noise=noise,
         lookups=n,
+        rounds=rounds,
+        base={f"p{q}": ("old", "old twin")[i] for q, i in slower.items()},
+        candidate={f"p{q}": ("new", "new twin")[i] for q, i in faster.items()},
     )
+
+
+class _Timed(Protocol):
+    @property
+    def timings(self) -> tuple[float | None, ...]: ...
+
+
+def sampled_row(
+    mode: str, instances: Sequence[Mapping[str, _Timed]], timed: Sequence[str], *, seed: int
+) -> LatencyRow:
+    """The row of ``instances`` (old, new, then the twins where they ran; query id -> outcome) over
+    the ``timed`` queries: every round of each timed on every instance, paired by (query, round)."""
+
+    def rounds(query_id: str) -> int:
+        return min(len(side[query_id].timings) for side in instances)
+
+    pairs = [
+        (i, k)
+        for i in timed
+        for k in range(rounds(i))
+        if all(side[i].timings[k] is not None for side in instances)
+    ]
+    times = [[side[i].timings[k] or 0.0 for i, k in pairs] for side in instances]
+    return latency_row(
+        mode,
+        times[0],
+        times[1],
+        (times[2], times[3]) if len(times) == 4 else None,
+        interleaved=True,
+        seed=seed,
+        rounds=max((rounds(i) for i in timed), default=1),
+        queries=[i for i, _ in pairs],
+    )
+
+
+def _per_query(values: Sequence[float], queries: Sequence[str] | None) -> list[float]:
+    """The mean of each query's values, in the order the queries first appear; ``values`` as they are
+    when each is a query of its own."""
+    if queries is None:
+        return list(values)
+    grouped: dict[str, list[float]] = {}
+    for query, value in zip(queries, values, strict=True):
+        grouped.setdefault(query, []).append(value)
+    return [sum(v) / len(v) for v in grouped.values()]
 
 
 def judge_latencies(
@@ -181,24 +284,18 @@ def judge_latencies(
 
 
 def _judge(row: LatencyRow, alpha: float, limit: float, regressions: list[str], new_label: str) -> LatencyRow:
-    found = []
+    found, names = [], []
     for name in PERCENTILES:
         ratio, q = getattr(row, f"ratio_{name}"), row.q_values.get(name)
         olds = [v for v in (getattr(row, f"old_{name}"), getattr(row, f"twin_old_{name}")) if v is not None]
         news = [v for v in (getattr(row, f"new_{name}"), getattr(row, f"twin_new_{name}")) if v is not None]
         if olds and news and ratio is not None and q is not None and ratio > limit and q < alpha:
-            found.append(
-                f"{name} {min(news) * 1000:.1f} ms against {max(olds) * 1000:.1f} ms, {ratio:.2f} times "
-                f"(q {q:.4f})"
-            )
+            found.append(f"{name} {row.pair_text(name)} (q {q:.4f})")
+            names.append(name)
     if not found:
         return row
-    who = (
-        "both instances of the new engine against the slower of the old"
-        if row.noise
-        else "against the old engine"
-    )
+    who = "both instances of the new engine against the slower of the old" if row.noise else "new against old"
     regressions.append(
         f"lookup latency ({row.mode}) on {new_label}: {'; '.join(found)}, {who}, beyond {limit:g}"
     )
-    return row.model_copy(update={"regressed": True})
+    return row.model_copy(update={"regressed": True, "regressed_at": names})

@@ -3,9 +3,9 @@
 
 - the per-query nDCG@10 differences and the metric differences with their intervals;
 - the top qualityScore of both engines side by side;
-- the lookup latency of both engines per mode, as distribution curves (the share of lookups at or
-  under each time), where the p50 and p95 of the table can be read off and a tail that grew shows as
-  a curve that bends away late.
+- the lookup latency of every instance per mode (the twins dashed), as distribution curves (the
+  share of lookups at or under each time), where the p50 and p95 of the table can be read off and a
+  tail that grew shows as a curve that bends away late.
 
 The drawers take a path, so each is drawn into a private temporary folder and read back: nothing is
 written under ``--out`` until every file of the report exists.
@@ -40,11 +40,18 @@ def _latency(path: Path, result: UpgradeResult) -> Path:
     fig = evaluation.figure(5.0 * len(modes), 3.2, dpi=100)
     axes = fig.subplots(1, len(modes), squeeze=False)[0]
     for ax, mode in zip(axes, modes, strict=True):
-        for side, label, color in (("old", result.old, _OLD), ("new", result.new, _NEW)):
-            ms = sorted(r.seconds * 1000 for r in result.per_query[mode].get(side, ()) if r.seconds)
+        for side, label, color, style in (
+            ("old", f"old ({result.old})", _OLD, "-"),
+            ("old twin", "old twin", _OLD, "--"),
+            ("new", f"new ({result.new})", _NEW, "-"),
+            ("new twin", "new twin", _NEW, "--"),
+        ):
+            records = result.per_query[mode].get(side, ())
+            ms = sorted(t * 1000 for r in records if r.in_sample for t in (r.seconds, *r.repeats) if t)
+            ms = ms or sorted(r.seconds * 1000 for r in records if r.seconds)
             if ms:
                 shares = [(i + 1) / len(ms) for i in range(len(ms))]
-                ax.step(ms, shares, where="post", color=color, label=f"{side} ({label})")
+                ax.step(ms, shares, where="post", color=color, linestyle=style, label=label)
         for level in (0.5, 0.95):
             ax.axhline(level, color="#d0d7de", linewidth=0.8, linestyle=":")
         ax.set_xscale("log")

@@ -36,6 +36,7 @@ from ..site._html_parts import esc
 from ..site._templates import CSS, PAGE
 from ._data import latency_csv, upgrade_json
 from ._gate import UpgradeResult
+from ._latency import P99_MIN
 from ._plots import PLOTS, draw_plots
 from ._runs import RUNS_DIR
 from ._sides import MODES
@@ -204,41 +205,86 @@ def _sections(r: UpgradeResult, images: dict[str, str]) -> list[_Section]:
         gates.images.append((images["quality"], "top qualityScore of both engines"))
     sections.append(gates)
 
+    sections.append(_latency_section(r, images))
+    return sections
+
+
+def _ms2(seconds: float | None) -> str:
+    """Milliseconds with enough digits to recompute a ratio from the page: 2 decimals, 3 under 1 ms."""
+    if seconds is None or seconds != seconds:
+        return "-"
+    return f"{seconds * 1000:.{3 if seconds < 0.001 else 2}f}"
+
+
+NO_TWINS = (
+    "The ratio is new over old: no second instance of the engines could run beside them (an engine on "
+    "fixed ports starts once), so what two processes of one engine differ by is in it too."
+)
+
+
+def _latency_section(r: UpgradeResult, images: dict[str, str]) -> _Section:
+    """Every instance's percentiles, the gated pair marked, the ratio beside the two numbers it divides."""
+    old, new = side_labels(r)
     latency = _Section("Lookup latency")
+    twins = any(lat.twin_old_p50 is not None or lat.twin_new_p50 is not None for lat in r.latency)
+    instances = ("old", "old twin", "new", "new twin") if twins else ("old", "new")
+    shown = {"old": f"{old} ms", "new": f"{new} ms", "old twin": "old twin ms", "new twin": "new twin ms"}
     latency.header = (
         "mode",
-        *(f"{side} {p} ms" for side in (old, new) for p in ("p50", "p95", "p99")),
-        "ratio p50",
-        "ratio p95",
-        "ratio p99",
+        "percentile",
+        *(shown[i] for i in instances),
+        "ratio (gated new / gated old)",
+        "q",
+        "lookups per instance",
         "interleaved",
         "",
     )
     for lat in r.latency:
-        latency.rows.append(
-            (
-                lat.mode,
-                *(
-                    _ms(v)
-                    for v in (lat.old_p50, lat.old_p95, lat.old_p99, lat.new_p50, lat.new_p95, lat.new_p99)
-                ),
-                _f(lat.ratio_p50, 2),
-                _f(lat.ratio_p95, 2),
-                _f(lat.ratio_p99, 2),
-                "yes" if lat.interleaved else "no",
-                "REGRESSION" if lat.regressed else "",
+        for name in ("p50", "p95", "p99"):
+            new_instance, _, old_instance, _ = lat.pair(name)
+            gated = {new_instance, old_instance}
+            cells = [
+                _ms2(lat.value(i, name))
+                + (" (gated)" if i in gated and lat.value(i, name) is not None else "")
+                for i in instances
+            ]
+            latency.rows.append(
+                (
+                    lat.mode,
+                    name,
+                    *cells,
+                    _f(getattr(lat, f"ratio_{name}"), 2),
+                    _f(lat.q_values.get(name), 4),
+                    str(lat.lookups),
+                    "yes" if lat.interleaved else "no",
+                    "REGRESSION" if name in lat.regressed_at else "",
+                )
             )
-        )
+    rounds = sorted({lat.rounds for lat in r.latency})
     latency.lines.append(
-        "One timed lookup per query and mode on each engine, in the same process, after a short warm-up; "
-        "interleaved means both engines were up at once and the order alternated at random per query. "
-        "A p99 needs enough lookups to exist (-: too few). Every lookup's time is in latency.csv."
+        f"Each query was timed {' or '.join(map(str, rounds)) or '1'} times per mode on each instance, in "
+        "the same process, after a short warm-up (the first lookup is the answer judged above, the repeats "
+        "are timed only); interleaved means the instances were up at once and their order changed at "
+        f"random per query. A p99 needs {P99_MIN} lookups per instance (-: fewer); q is the one-sided "
+        "test's, adjusted over every latency test."
+    )
+    if twins:
+        latency.lines.append(
+            "Old twin and new twin are a second instance of each engine, run beside the first two: at each "
+            "percentile the ratio is the faster new instance over the slower old one, the two cells marked "
+            "(gated), so a regression is called only when both new instances are slower than both old ones."
+        )
+    else:
+        latency.lines.append(NO_TWINS)
+    latency.lines.append(
+        "Every figure can be recomputed from latency.csv: NumPy's percentile (linear interpolation) of the "
+        "seconds of one mode and side over the lines with in_sample 1 (the queries answered on every "
+        "instance, the rounds timed on all)."
     )
     latency.lines += [f"Noise ({lat.mode}): {lat.noise}" for lat in r.latency if lat.noise]
     if "latency" in images:
-        latency.images.append((images["latency"], "lookup latency of both engines, per mode"))
-    sections.append(latency)
-    return sections
+        latency.images.append((images["latency"], "lookup latency of every instance, per mode"))
+    return latency
 
 
 def _md_line(line: Line) -> str:

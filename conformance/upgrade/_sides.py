@@ -16,6 +16,11 @@ can be started a second time beside the first two (the twins: not for fixed-port
 queries go to all four, interleaved, and the gate measures latency beyond what two instances of one
 engine differ by (:mod:`._latency`). Quality is compared between the first two.
 
+A p99 needs 500 lookups: after every query has been asked (its answer is the one judged), each is
+timed again on every instance, in a new random order, round after round, until the lookups timed reach
+500 (:func:`._latency.timing_rounds`: 4 rounds on the bundled set's 137 queries; a set under 63
+queries is timed once). The repeats are timed only; one that fails is kept as no time.
+
 A lookup that raises is asked once more; what fails again is recorded as that query's error (data
 for the error-rate row, never a reason to drop the mode). A mode the implementation declines
 (:class:`NotApplicable`: the engine lacks the feature) is not run on that engine.
@@ -29,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaluation import LabelledSet
@@ -43,6 +48,7 @@ from ..engines._deadline import call_deadline
 from ..engines._facts import engine_facts
 from ..engines._local import LOCAL_ENGINES
 from ._labelled import embed
+from ._latency import timing_rounds
 from ._settings import Lookup
 
 __all__ = [
@@ -74,6 +80,12 @@ class Outcome:
     path: str
     seconds: float | None  # None when it errored
     error: str | None = None  # the second failure's first line
+    repeats: tuple[float | None, ...] = ()  # the same lookup timed again (for a p99); None: it failed
+
+    @property
+    def timings(self) -> tuple[float | None, ...]:
+        """Every timed lookup of this query here, the first (the answer judged) and its repeats."""
+        return (self.seconds, *self.repeats)
 
     @classmethod
     def failed(cls, query_id: str, error: str) -> Outcome:
@@ -172,6 +184,15 @@ class _Side:
             str(reply.path),
             seconds,
         )
+
+    def time(self, request: LookupRequest) -> float | None:
+        """The same lookup once more, timed only (its answer was judged already); None if it fails."""
+        started = time.perf_counter()
+        try:
+            self.adapter.lookup(request)
+        except (Exception, NotApplicable):
+            return None
+        return time.perf_counter() - started
 
 
 def _timed(call: Callable[[LookupRequest], Any], request: LookupRequest) -> tuple[Any, float]:
@@ -364,3 +385,34 @@ def _ask_all(
                     side.evaluation.outcomes[mode].append(outcome)
             if progress is not None:
                 progress(mode, len(sides))
+        _time_again(sides, mode, requests, rng, progress)
+
+
+def _time_again(
+    sides: list[_Side],
+    mode: str,
+    requests: Sequence[tuple[str, LookupRequest]],
+    rng: random.Random,
+    progress: Callable[[str, int], Any] | None,
+) -> None:
+    """Time every answered lookup of ``mode`` again, round after round (:func:`timing_rounds`), in a new
+    random order per query, so that the lookups timed reach a p99; the answers judged stay the first."""
+    live = [s for s in sides if mode in s.evaluation.outcomes and not s.evaluation.failed]
+    answered = {id(s): {o.query_id: o for o in s.evaluation.outcomes[mode]} for s in live}
+    extra: dict[int, dict[str, list[float | None]]] = {id(s): {} for s in live}
+    for _round in range(1, timing_rounds(len(requests))):
+        for query_id, request in requests:
+            order = [
+                s for s in live if query_id in answered[id(s)] and answered[id(s)][query_id].error is None
+            ]
+            rng.shuffle(order)
+            for side in order:
+                extra[id(side)].setdefault(query_id, []).append(side.time(request))
+            if progress is not None:
+                progress(mode, len(order))
+    for side in live:
+        if mode in side.evaluation.outcomes:
+            side.evaluation.outcomes[mode] = [
+                replace(o, repeats=tuple(extra[id(side)].get(o.query_id, ())))
+                for o in side.evaluation.outcomes[mode]
+            ]

@@ -254,6 +254,9 @@ def test_no_docker_daemon_is_not_judged_at_once(tmp_path: Path) -> None:
     assert time.monotonic() - started < 60
     text = result.stdout + result.stderr
     assert "no Docker engine is reachable" in text
+    assert "--milvus lite" in text  # the command line's option, not pytest's --rqs-milvus (issue 55)
+    assert "--rqs-milvus" not in text
+    assert "dockerd" in text  # how to start a daemon the package installed but did not start
     assert "NOT JUDGED" in text
     assert "Traceback" not in text
 

@@ -100,9 +100,16 @@ def test_upgrade_json_holds_every_querys_values_of_both_sides_keyed_by_query_id(
     dense = data["per_query"]["dense"]
     assert list(dense) == [q.id for q in LABELLED.queries]  # keyed by id, in the set's order
     first = LABELLED.queries[0]
-    assert dense[first.id]["old"] == {"metrics": {"nDCG@10": 1.0}, "seconds": 0.01, "error": None}
+    assert dense[first.id]["old"] == {
+        "metrics": {"nDCG@10": 1.0},
+        "seconds": 0.01,
+        "error": None,
+        "repeats": [],
+        "in_sample": False,
+    }
     assert dense[first.id]["new"]["seconds"] == pytest.approx(0.013)
-    assert dense[failing]["new"] == {"metrics": {}, "seconds": None, "error": "RuntimeError: boom"}
+    assert dense[failing]["new"] | {"repeats": [], "in_sample": False} == dense[failing]["new"]
+    assert (dense[failing]["new"]["seconds"], dense[failing]["new"]["error"]) == (None, "RuntimeError: boom")
 
 
 def test_a_number_that_does_not_exist_is_null_with_its_reason_and_the_file_stays_json() -> None:
@@ -127,7 +134,7 @@ def test_latency_csv_has_one_line_per_lookup_with_its_failure() -> None:
     result = _result(per_query=_records(failing))
     rows = list(csv.DictReader(io.StringIO(latency_csv(result))))
     assert len(rows) == 2 * 2 * len(LABELLED.queries)  # modes x sides x queries
-    assert set(rows[0]) == {"mode", "query_id", "side", "seconds", "error"}
+    assert set(rows[0]) == {"mode", "query_id", "side", "round", "seconds", "in_sample", "error"}
     [errored] = [r for r in rows if r["error"] and r["mode"] == "dense"]
     assert (errored["query_id"], errored["side"], errored["seconds"]) == (failing, "new", "")
     timed = [float(r["seconds"]) for r in rows if r["mode"] == "hybrid" and r["side"] == "old"]
@@ -192,7 +199,7 @@ def test_the_same_engine_on_both_sides_is_labelled_old_and_new(tmp_path: Path) -
     page = (tmp_path / "upgrade.md").read_text()
     assert "| lite | lite |" not in page
     assert "| mode | metric | old (lite) | new (lite) |" in page
-    assert "old (lite) p50 ms" in page
+    assert "| mode | percentile | old (lite) ms | new (lite) ms |" in page
 
 
 def test_the_html_page_carries_its_plots(tmp_path: Path) -> None:
@@ -203,7 +210,7 @@ def test_the_html_page_carries_its_plots(tmp_path: Path) -> None:
     assert html.count('<img src="data:image/png;base64,') == len(pngs)
     assert not any(f'src="{name}"' in html for name in pngs)  # never a link that breaks when moved alone
     assert (
-        "![lookup latency of both engines, per mode](upgrade-latency.png)"
+        "![lookup latency of every instance, per mode](upgrade-latency.png)"
         in (tmp_path / "upgrade.md").read_text()
     )
 
@@ -254,13 +261,13 @@ def test_the_latency_table_shows_p99_where_it_exists_and_the_noise_in_words(tmp_
     ]
     write_reports(result.model_copy(update={"latency": rows}), tmp_path, plots=False)
     page = (tmp_path / "upgrade.md").read_text()
-    assert "| old (lite) p50 ms | old (lite) p95 ms | old (lite) p99 ms | new (lite) p50 ms |" in page
-    latency = [line for line in page.splitlines() if line.endswith("| yes |  |")]  # interleaved rows
-    dense_row, hybrid_row = latency
-    assert "| 20.0 |" in dense_row
-    assert "| 30.0 |" in dense_row
-    assert "| 1.50 |" in dense_row
-    assert hybrid_row.count("| - |") >= 3
+    assert "| mode | percentile | old (lite) ms | new (lite) ms | ratio (gated new / gated old) |" in page
+    rows_shown = {
+        tuple(line.split(" | ")[:2]): line for line in page.splitlines() if line.endswith("| yes |  |")
+    }
+    assert "| 20.00 (gated) | 30.00 (gated) | 1.50 |" in rows_shown[("| dense", "p99")]
+    # Too few lookups: no p99 on either side, no ratio, no q.
+    assert rows_shown[("| hybrid", "p99")].split(" | ")[2:6] == ["-", "-", "-", "-"]
     assert "Noise (dense): A/A: 1.04x" in page
 
 
@@ -306,7 +313,7 @@ def test_numbers_that_do_not_exist_render_as_a_dash_on_every_output(tmp_path: Pa
     assert "(-, 95% CI -.." in ndcg
     assert "q -)" in ndcg
     [dense] = [line for line in _summary(missing, []) if "dense latency" in line]
-    assert dense.startswith(" dense latency p50 - -> ")
+    assert dense.startswith(" dense latency p50 -, p95 ")
 
 
 def test_a_new_report_leaves_no_file_of_an_earlier_one_that_would_pass_for_its_own(tmp_path: Path) -> None:

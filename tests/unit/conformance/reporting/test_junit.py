@@ -38,7 +38,12 @@ def test_a_failure_counts_where_its_rule_lives() -> None:
     by_name = suites(report)
     normalizer, order = by_name["single-normalizer"], by_name["rank-order"]
     assert (normalizer.get("tests"), normalizer.get("failures")) == ("2", "1")
-    assert (order.get("tests"), order.get("failures"), order.get("skipped")) == ("2", "0", "1")
+    # Its own suite counts it as its table row does (stopped, not a test case of its own): one test case
+    # per scenario, each suite's counts its row's.
+    assert (order.get("tests"), order.get("failures"), order.get("skipped")) == ("1", "0", "0")
+    stopped = {p.get("name"): p.get("value") for p in order.iter("property")}["stopped_by"]
+    assert stopped == "caps (breaks single-normalizer)"
+    assert sum(int(s.get("tests", "0")) for s in by_name.values()) == len(report.scenarios)
     failure = normalizer.find("testcase[@name='caps']/failure")
     assert failure is not None
     assert failure.get("message") == "breaks single-normalizer"
