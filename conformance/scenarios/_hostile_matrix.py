@@ -108,6 +108,8 @@ def _walk(value: Any, parts: Sequence[str]) -> list[Any]:
     """The values at ``parts`` under ``value``, lists flattened (a batch's candidates: one per candidate)."""
     if not parts:
         return [value]
+    if parts[0] not in type(value).model_fields:
+        return []  # a request of a model without the field (an older question beside a newer model)
     inner = getattr(value, parts[0])
     if isinstance(inner, tuple) and inner and isinstance(inner[0], BaseModel):
         return [v for item in inner for v in _walk(item, parts[1:])]

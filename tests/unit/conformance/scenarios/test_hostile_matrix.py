@@ -56,16 +56,18 @@ def _pure_requests(monkeypatch: pytest.MonkeyPatch, drawn: Drawn) -> dict[str, o
 _ALSO_ELSEWHERE = {"null", "empty", "at its bounds"}
 
 
+_PURE_TYPES = {c.hostile.type for c in cells() if c.model in PURE}
+
+
 @pytest.mark.parametrize(
-    "hostile", [c for c in CATALOGUE if c.values and c.name not in _ALSO_ELSEWHERE], ids=lambda c: f"{c.type}:{c.name}"
+    "hostile",
+    [c for c in CATALOGUE if c.values and c.name not in _ALSO_ELSEWHERE and c.type in _PURE_TYPES],
+    ids=lambda c: f"{c.type}:{c.name}",
 )
 def test_a_class_taken_out_of_the_catalogue_leaves_its_cells_empty(
     drawn: dict[int, Drawn], monkeypatch: pytest.MonkeyPatch, hostile: HostileClass
 ) -> None:
     seed = SEEDS[0]
-    pure = [c for c in cells() if c.model in PURE and c.hostile == hostile]
-    if not pure:
-        pytest.skip(f"no request of the pure capabilities has a field of type {hostile.type!r}")
     index = CATALOGUE.index(hostile)
     emptied = HostileClass(hostile.type, hostile.name, (), hostile.drawn, pairs=hostile.pairs)
     monkeypatch.setattr(_hostile, "CATALOGUE", (*CATALOGUE[:index], emptied, *CATALOGUE[index + 1 :]))
@@ -76,9 +78,11 @@ def test_a_class_taken_out_of_the_catalogue_leaves_its_cells_empty(
 def test_without_the_hostile_examples_the_pure_cells_are_empty(
     drawn: dict[int, Drawn], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_hostile, "CATALOGUE", tuple(c for c in CATALOGUE if not c.values))
+    monkeypatch.setattr(_hostile_examples, "class_values", lambda *a, **k: iter(()))
     missing = missing_cells(_pure_requests(monkeypatch, drawn[SEEDS[0]]))
-    assert len([c for c in missing if c.model in PURE]) > 50
+    pure = [c for c in cells() if c.model in PURE]
+    # What the older explicit examples draw stays (null scores, rank 1, ...); most cells go.
+    assert len([c for c in missing if c.model in PURE]) > len(pure) * 2 // 3
 
 
 class _Widened(QualityRequest):
