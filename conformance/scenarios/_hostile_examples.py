@@ -11,7 +11,6 @@ each; they join the explicit examples of the properties (:mod:`._explicit`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from ..boundary._protocol import (
@@ -21,22 +20,9 @@ from ..boundary._protocol import (
     QualityRequest,
     WireCandidate,
 )
-from ._hostile import bounds_of, classes_of, field_types
+from ..corpus._hostile import class_values, field_types
 
-__all__ = ["HOSTILE_POST_PROCESS", "HOSTILE_QUALITY", "class_values"]
-
-
-def class_values(spec_path: str, kinds: tuple[str, ...], *, listed: bool) -> Iterator[tuple[Any, ...]]:
-    """The values the catalogue holds for a field of these types, class by class (pairs as pairs,
-    bounds by field); classes without values of their own (drawn by the carriers) are left out."""
-    name = spec_path.rsplit(".", 1)[-1]
-    for kind in kinds:
-        for hostile in classes_of(kind, name):  # type: ignore[arg-type]
-            if not hostile.applies or (hostile.pairs and not listed):
-                continue
-            values = bounds_of(name, hostile.type) if hostile.name == "at its bounds" else hostile.values
-            if values:
-                yield tuple(values)
+__all__ = ["HOSTILE_POST_PROCESS", "HOSTILE_QUALITY"]
 
 
 # -- the normalizer -----------------------------------------------------------------------------------

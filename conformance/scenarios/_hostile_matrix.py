@@ -24,7 +24,7 @@ from ..boundary._protocol import (
     QualityRequest,
     SearchRequest,
 )
-from ._hostile import (
+from ..corpus._hostile import (
     REQUEST_MODELS,
     SIBLINGS,
     FieldSpec,

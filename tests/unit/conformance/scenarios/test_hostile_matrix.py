@@ -12,8 +12,9 @@ from pydantic import BaseModel
 
 from conformance.boundary import _protocol
 from conformance.boundary._protocol import QualityRequest
-from conformance.scenarios import _explicit, _hostile, _hostile_examples
-from conformance.scenarios._hostile import CATALOGUE, HostileClass, field_types
+from conformance.corpus import _hostile
+from conformance.scenarios import _explicit, _hostile_examples
+from conformance.corpus._hostile import CATALOGUE, HostileClass, field_types
 from conformance.scenarios._hostile_matrix import cells, missing_cells, requests_of
 from conformance.scenarios._input_model import Drawn
 
@@ -78,7 +79,7 @@ def test_a_class_taken_out_of_the_catalogue_leaves_its_cells_empty(
 def test_without_the_hostile_examples_the_pure_cells_are_empty(
     drawn: dict[int, Drawn], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_hostile_examples, "class_values", lambda *a, **k: iter(()))
+    monkeypatch.setattr(_hostile_examples, "class_values", lambda *a, **k: [])
     missing = missing_cells(_pure_requests(monkeypatch, drawn[SEEDS[0]]))
     pure = [c for c in cells() if c.model in PURE]
     # What the older explicit examples draw stays (null scores, rank 1, ...); most cells go.

@@ -4,7 +4,7 @@ Naming deciding values one by one did not converge: each fresh set of faulty pro
 value no run sent. So the kit keeps, for each kind of field the protocol carries (identifiers,
 categories, free text, distances and scores, settings and thresholds, counts and ranks, vectors, and
 optional fields), the classes of values that break real code in any language, and every field of every
-request and stored chunk draws every class of its type on every run (:mod:`._hostile_examples` for the
+request and stored chunk draws every class of its type on every run (:mod:`conformance.scenarios._hostile_examples` for the
 pure capabilities, the knowledge base's hostile part for search and lookup). Which field has which type
 is read from the protocol's own pydantic models (:func:`field_types`): a field added to the protocol
 gets its cells without anyone writing a case, and ``tests/unit/conformance/scenarios/test_hostile_matrix.py``
@@ -48,6 +48,7 @@ __all__ = [
     "FieldType",
     "HostileClass",
     "bounds_of",
+    "class_values",
     "classes_of",
     "exponent_form",
     "field_types",
@@ -459,8 +460,23 @@ def field_types(model: type[BaseModel], prefix: str = "", *, listed: bool = Fals
         if kind is None:
             raise TypeError(
                 f"{model.__name__}.{name} ({info.annotation}) has no hostile type: name it in "
-                "conformance/scenarios/_hostile.py FIELD_TYPES"
+                "conformance/corpus/_hostile.py FIELD_TYPES"
             )
         kinds: tuple[FieldType, ...] = (kind, "optional") if _optional(info.annotation) else (kind,)
         out.append(FieldSpec(path, kinds, listed))
+    return out
+
+
+def class_values(path: str, kinds: Sequence[FieldType], *, listed: bool) -> list[tuple[Any, ...]]:
+    """The values the catalogue holds for a field of these types, class by class (pairs as pairs only
+    where the field is listed, bounds by field); classes without values of their own are left out."""
+    name = path.rsplit(".", 1)[-1]
+    out = []
+    for kind in kinds:
+        for hostile in classes_of(kind, name):
+            if not hostile.applies or (hostile.pairs and not listed):
+                continue
+            values = bounds_of(name, hostile.type) if hostile.name == "at its bounds" else hostile.values
+            if values:
+                out.append(tuple(values))
     return out
