@@ -47,6 +47,7 @@ __all__ = [
     "FieldSpec",
     "FieldType",
     "HostileClass",
+    "applies_to",
     "bounds_of",
     "class_values",
     "classes_of",
@@ -357,6 +358,18 @@ CATALOGUE: tuple[HostileClass, ...] = (
 """Every class, by type, in the order the page lists them."""
 
 
+FIELD_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("chunks.text", "empty"): "a chunk with no text can never be found by its words: an implementation may "
+    "refuse to store it (the reference does); empty questions and hints are asked",
+}
+"""Cells a field cannot carry though its type can, by (field path, class name), and why."""
+
+
+def applies_to(hostile: HostileClass, path: str, *, listed: bool) -> bool:
+    """Whether the field at ``path`` draws ``hostile`` (pairs only in lists; the exceptions never)."""
+    return hostile.applies and (listed or not hostile.pairs) and (path, hostile.name) not in FIELD_EXCEPTIONS
+
+
 def classes_of(kind: FieldType, field: str = "") -> tuple[HostileClass, ...]:
     """The classes a field of ``kind`` draws (a setting's decades: distance settings only)."""
     out = []
@@ -474,7 +487,7 @@ def class_values(path: str, kinds: Sequence[FieldType], *, listed: bool) -> list
     out = []
     for kind in kinds:
         for hostile in classes_of(kind, name):
-            if not hostile.applies or (hostile.pairs and not listed):
+            if not applies_to(hostile, path, listed=listed):
                 continue
             values = bounds_of(name, hostile.type) if hostile.name == "at its bounds" else hostile.values
             if values:

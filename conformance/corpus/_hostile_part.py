@@ -29,7 +29,7 @@ LONGER = 1.75  # the length of every third stored vector of the hostile part
 
 def _cycled(path: str, model: Any) -> list[Any]:
     spec = next(s for s in field_types(model) if s.path == path)
-    values = [x for v in class_values(spec.path, spec.types, listed=True) for x in v]
+    values = [x for v in class_values(spec.path, spec.types, listed=spec.listed) for x in v]
     return [y for x in values for y in (x if isinstance(x, tuple) else (x,))]  # pairs: both stored
 
 
@@ -58,7 +58,9 @@ def hostile_chunks(
             CorpusChunk(
                 doc_id=doc,
                 chunk_index=index,
-                text=texts[i] if i < len(texts) else "",  # never a text twice: BM25 ties are the engine's
+                text=texts[i]
+                if i < len(texts)
+                else f"spare{i}",  # never a text twice: BM25 ties are the engine's
                 vector=tuple(float(x) for x in v),
                 category=categories[i % len(categories)],
                 source_type=sources[i % len(sources)],
@@ -105,7 +107,9 @@ def _nest(flat: dict[str, Any]) -> dict[str, Any]:
 def _fit_config(config: dict[str, Any]) -> dict[str, Any]:
     """Thresholds in order (reference <= highly relevant), as a caller's settings are."""
     if "reference_threshold" in config and "highly_relevant_threshold" in config:
-        config["highly_relevant_threshold"] = max(config["highly_relevant_threshold"], config["reference_threshold"])
+        config["highly_relevant_threshold"] = max(
+            config["highly_relevant_threshold"], config["reference_threshold"]
+        )
     return config
 
 
@@ -141,4 +145,3 @@ def hostile_lookups(bases: Sequence[Any], chunks: Sequence[CorpusChunk]) -> list
     """Lookups (keyword arguments of :class:`LookupRequest`) drawing every class of every field but the
     category (asked by the explicit lookups for every category the corpus holds)."""
     return _requests(LookupRequest, bases, chunks, skip=("category",))
-

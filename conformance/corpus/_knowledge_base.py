@@ -122,7 +122,9 @@ class KnowledgeBase:
     keywords: tuple[str, ...]
     words: tuple[str, ...]  # every word of the texts, for L0 hints that match by contains
     identifier_twin: str | None = None  # absent: a category with its punctuation made "_"
-    hostile: tuple[CorpusChunk, ...] = ()  # the hostile catalogue's chunks (conformance/corpus/_hostile_part.py)
+    hostile: tuple[
+        CorpusChunk, ...
+    ] = ()  # the hostile catalogue's chunks (conformance/corpus/_hostile_part.py)
 
     @property
     def max_k(self) -> int:

@@ -29,6 +29,7 @@ from ..corpus._hostile import (
     SIBLINGS,
     FieldSpec,
     HostileClass,
+    applies_to,
     bounds_of,
     classes_of,
     field_types,
@@ -58,7 +59,7 @@ def cells() -> list[Cell]:
         for spec in field_types(model):
             for kind in spec.types:
                 for hostile in classes_of(kind, spec.path.rsplit(".", 1)[-1]):
-                    if hostile.applies and (spec.listed or not hostile.pairs):
+                    if applies_to(hostile, spec.path, listed=spec.listed):
                         out.append(Cell(name, spec.path, hostile))
     return out
 

@@ -46,7 +46,9 @@ def _pure_requests(monkeypatch: pytest.MonkeyPatch, drawn: Drawn) -> dict[str, o
     """The pure capabilities' requests with the hostile examples rebuilt from the catalogue as it is now."""
     post = _hostile_examples._post_examples()
     quality = _hostile_examples._quality_examples()
-    base_post = tuple(e for e in _explicit.POST_PROCESS_EXAMPLES if e not in _hostile_examples.HOSTILE_POST_PROCESS)
+    base_post = tuple(
+        e for e in _explicit.POST_PROCESS_EXAMPLES if e not in _hostile_examples.HOSTILE_POST_PROCESS
+    )
     monkeypatch.setattr(_explicit, "POST_PROCESS_EXAMPLES", (*base_post, *post))
     base_q = [e for e in _explicit.QUALITY_EXAMPLES if e["request"] not in _hostile_examples.HOSTILE_QUALITY]
     monkeypatch.setattr(_explicit, "QUALITY_EXAMPLES", (*base_q, *({"request": r} for r in quality)))
@@ -72,8 +74,12 @@ def test_a_class_taken_out_of_the_catalogue_leaves_its_cells_empty(
     index = CATALOGUE.index(hostile)
     emptied = HostileClass(hostile.type, hostile.name, (), hostile.drawn, pairs=hostile.pairs)
     monkeypatch.setattr(_hostile, "CATALOGUE", (*CATALOGUE[:index], emptied, *CATALOGUE[index + 1 :]))
-    missing = {c.field for c in missing_cells(_pure_requests(monkeypatch, drawn[seed])) if c.hostile == emptied}
-    assert missing, f"without its values, {hostile.name!r} is still drawn in every field: its probe bites nothing"
+    missing = {
+        c.field for c in missing_cells(_pure_requests(monkeypatch, drawn[seed])) if c.hostile == emptied
+    }
+    assert missing, (
+        f"without its values, {hostile.name!r} is still drawn in every field: its probe bites nothing"
+    )
 
 
 def test_without_the_hostile_examples_the_pure_cells_are_empty(
