@@ -4,11 +4,11 @@ Naming deciding values one by one did not converge: each fresh set of faulty pro
 value no run sent. So the kit keeps, for each kind of field the protocol carries (identifiers,
 categories, free text, distances and scores, settings and thresholds, counts and ranks, vectors, and
 optional fields), the classes of values that break real code in any language, and every field of every
-request and stored chunk draws every class of its type on every run (:mod:`conformance.scenarios._hostile_examples` for the
-pure capabilities, the knowledge base's hostile part for search and lookup). Which field has which type
-is read from the protocol's own pydantic models (:func:`field_types`): a field added to the protocol
-gets its cells without anyone writing a case, and ``tests/unit/conformance/scenarios/test_hostile_matrix.py``
-fails on every cell no run draws.
+request and stored chunk draws every class of its type on every run: the pure capabilities through
+``conformance/scenarios/_hostile_examples.py``, search and lookup through the knowledge base's hostile
+part (:mod:`._hostile_part`). Which field has which type is read from the protocol's own pydantic
+models (:func:`field_types`): a field added to the protocol gets its cells without anyone writing a
+case, and ``tests/unit/conformance/scenarios/test_hostile_matrix.py`` fails on every cell no run draws.
 
 The classes follow what the field already keeps, referenced, not copied: the Big List of Naughty
 Strings (minimaxir/big-list-of-naughty-strings: quotes, backslashes, SQL and LIKE metacharacters,

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from conformance.boundary import _protocol
 from conformance.boundary._protocol import QualityRequest
 from conformance.corpus import _hostile
-from conformance.scenarios import _explicit, _hostile_examples
 from conformance.corpus._hostile import CATALOGUE, HostileClass, field_types
+from conformance.scenarios import _explicit, _hostile_examples
 from conformance.scenarios._hostile_matrix import cells, missing_cells, requests_of
 from conformance.scenarios._input_model import Drawn
 
