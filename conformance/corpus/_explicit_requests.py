@@ -52,7 +52,7 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
     # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
     q = next(q for q in kb.queries if q.shape == "tie")
     out.append(_request(q, "dense", k=len(kb.chunks) + _PAST_THE_KB, category=None, rrf_k=60))
-    hostile = hostile_searches([q for q in kb.queries if q.hybrid], kb.hostile)
+    hostile = hostile_searches([q for q in kb.queries if q.hybrid], kb.hostile, kb.tie_question)
     return [*out, *_twice(out), *_search_pairs(kb), *_near_tie_searches(kb), *hostile]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..boundary._protocol import CorpusChunk, LookupRequest, SearchRequest
 from ._hostile import class_values, field_types
 
-__all__ = ["LONGER", "hostile_chunks", "hostile_lookups", "hostile_searches"]
+__all__ = ["LONGER", "TIE_GAPS", "hostile_chunks", "hostile_lookups", "hostile_searches", "tie_pairs"]
 
 LONGER = 1.75  # the length of every third stored vector of the hostile part
 
@@ -73,6 +73,45 @@ def hostile_chunks(
         assert (out[j].doc_id, bound) not in keys
         out[j] = out[j].model_copy(update={"chunk_index": bound})
     return out
+
+
+# Pairs of chunks whose distances from one question differ by every decade 1e-9..1e-3, and by 3e-5
+# (between the judge's dense tie, 1e-5, and a key rounded to 4 decimals): the closer of each pair has
+# the later docId, so an order that rounds distances and breaks ties by docId swaps the pairs the judge
+# tells apart. The pairs lie 0.01 apart from one another, each 1e-5 past a multiple of 1e-4.
+TIE_GAPS = (1e-3, 1e-4, 3e-5, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
+
+
+def tie_pairs(
+    start: int, vector: Callable[[int, np.ndarray], tuple[float, ...]], np_rng: np.random.Generator, dims: int
+) -> tuple[tuple[float, ...], list[CorpusChunk]]:
+    """The tie question (a unit vector leaning away from the scenario questions) and its chunk pairs.
+
+    A chunk at squared distance ``d`` from the unit question ``q`` is ``cos t * q + sin t * u`` with
+    ``cos t = 1 - d / 2`` and ``u`` a unit vector orthogonal to ``q`` that leans away from the scenario
+    questions too, so every chunk leans at least as far away as ``q`` does."""
+
+    def lean(j: int) -> np.ndarray:
+        part = np_rng.normal(size=dims)
+        return np.asarray(vector(j, part / np.linalg.norm(part)))
+
+    q = lean(start)
+    chunks = []
+    for k, gap in enumerate(TIE_GAPS):
+        base = 0.3 + 0.01 * k + 1e-5
+        for side, d in (("z", base), ("a", base + gap)):
+            w = lean(start + 1 + 2 * k + (side == "a"))
+            u = w - float(w @ q) * q
+            u /= np.linalg.norm(u)
+            cos = 1.0 - d / 2.0
+            c = cos * q + np.sqrt(1.0 - cos * cos) * u
+            chunks.append(
+                CorpusChunk(
+                    doc_id=f"tie-{k}-{side}", chunk_index=0, text=f"tiepair{k}{side}",
+                    vector=tuple(float(x) for x in c), category=None, source_type=None,
+                )
+            )  # fmt: skip
+    return tuple(float(x) for x in q), chunks
 
 
 _VECTOR_SCALES = (1.0, 0.5, LONGER)
@@ -135,10 +174,17 @@ def _requests(
     return out
 
 
-def hostile_searches(bases: Sequence[Any], chunks: Sequence[CorpusChunk]) -> list[dict[str, object]]:
+def hostile_searches(
+    bases: Sequence[Any], chunks: Sequence[CorpusChunk], tie_question: Sequence[float] | None = None
+) -> list[dict[str, object]]:
     """Searches (keyword arguments of :class:`SearchRequest`) drawing every class of every field but the
-    category (every category the corpus holds is filtered by the explicit searches already)."""
-    return _requests(SearchRequest, bases, chunks, skip=("category",))
+    category (every category the corpus holds is filtered by the explicit searches already), and the
+    tie question in dense mode, every pair within its k."""
+    out = _requests(SearchRequest, bases, chunks, skip=("category",))
+    if tie_question is not None:
+        tie = {"query_text": "", "query_vector": tuple(tie_question), "mode": "dense", "rrf_k": 60}
+        out.append({**tie, "k": 2 * len(TIE_GAPS) + 2, "category": None})
+    return out
 
 
 def hostile_lookups(bases: Sequence[Any], chunks: Sequence[CorpusChunk]) -> list[dict[str, object]]:
