@@ -152,19 +152,28 @@ _NO_TWINS = (
 )
 
 
+# Texts are searched by words: their values fold (NFKC, accents stripped, case-folded) to words no other
+# text or question holds, under any analyzer. Ids and categories are never tokenized.
+_COMPAT = {
+    "text": "\uff2b\uff42 \u2116 \ufb01les \uff5a\uff45\uff4e",
+    "name": "\uff2b\uff42 \u2460 \u2116 \ufb01les",
+}
+_MARKS = {"text": "zalgo\u0324\u0354 glyphs\u0367\u0311", "name": "Z\u0324\u0354\u0367\u0311a\u0308"}
+_NFD = {"text": "Cre\u0300me Bru\u0302le\u0301e", "name": "Cafe\u0301 Me\u0301nu"}
+
+
 def _string_classes(kind: FieldType, *, long: str, empty: bool) -> tuple[HostileClass, ...]:
     twins = kind == "identifier"
+    form = "text" if kind == "free text" else "name"
     return (
         HostileClass(kind, "case-only twins", (("Report-A", "report-a"),) if twins else (),
                      _twins_in_one(str.casefold), "" if twins else _NO_TWINS, pairs=twins),
         HostileClass(kind, "NFC/NFD twins", (("caf\u00e9", "cafe\u0301"),) if twins else (),
                      _twins_in_one(lambda v: unicodedata.normalize("NFC", v)), "" if twins else _NO_TWINS,
                      pairs=twins),
-        HostileClass(kind, "NFD only (decomposed, no composed twin)", ("Cafe\u0301 Me\u0301nu",),
-                     _any(_nfd_only)),
-        HostileClass(kind, "compatibility and full-width characters",
-                     ("\uff2b\uff42 \u2460 \u2116 \ufb01les",), _any(_compat)),
-        HostileClass(kind, "combining marks", ("Z\u0324\u0354\u0367\u0311a\u0308",), _any(_combining)),
+        HostileClass(kind, "NFD only (decomposed, no composed twin)", (_NFD[form],), _any(_nfd_only)),
+        HostileClass(kind, "compatibility and full-width characters", (_COMPAT[form],), _any(_compat)),
+        HostileClass(kind, "combining marks", (_MARKS[form],), _any(_combining)),
         HostileClass(kind, "a double quote", ('say "cheese"',), _any(lambda v: '"' in v)),
         HostileClass(kind, "a single quote", ("O'Reilly's",), _any(lambda v: "'" in v)),
         HostileClass(kind, "a backslash", ("C:\\temp\\new",), _any(lambda v: "\\" in v)),
