@@ -374,7 +374,7 @@ class Judge:
 
     def _whole_corpus(self, varied: Any) -> Any:
         """The question without its category, for every chunk (:func:`every_chunk`, issue 51 item 4)."""
-        return varied if self._oracle is None else every_chunk(varied, self._need_oracle().size())
+        return varied if self._oracle is None else every_chunk(varied, self._need_oracle().size)
 
     def _need_oracle(self) -> MilvusOracle:
         if self._oracle is None:

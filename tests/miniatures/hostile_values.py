@@ -118,7 +118,7 @@ class _Filtered(FromTheSpec):
             if request.mode == "dense":
                 return store._dense(sent, request.k, expr)
             return store._hybrid(request.query_text, vector, sent, request.k, expr, request.rrf_k)
-        except reference.StoreError:
+        except Exception:  # noqa: BLE001 - the engine's refusal, whatever its type, read as no match
             return []  # "the filter matched nothing"
 
 
