@@ -149,8 +149,8 @@ class NfkcRequestedCategory(_Filtered):
 
 
 class RoundedDenseResort(FromTheSpec):
-    """score-labels (dense-hits): "`score` SHALL be the dense L2 distance" and dense hits in the
-    engine's order. Dense hits are re-sorted by their distance rounded to 4 decimals, docId breaking the
+    """dense-baseline (dense-hits): "a same-collection baseline that runs dense ANN only", its hits the
+    nearest chunks in the engine's order. Dense hits are re-sorted by their distance rounded to 4 decimals, docId breaking the
     ties (a "deterministic" order): only distances closer than 1e-4 whose docIds disagree show it."""
 
     def engine_search(self, request: SearchRequest) -> list[Any]:
