@@ -139,11 +139,21 @@ def _compat(v: str) -> bool:
 
 
 def _combining(v: str) -> bool:
-    return any(unicodedata.combining(ch) for ch in v)
+    """Combining marks that stay combining under NFC (no precomposed form takes them in)."""
+    return any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFC", v))
 
 
 def _nfd_only(v: str) -> bool:
     return unicodedata.normalize("NFC", v) != v
+
+
+def _nfd_alone(groups: Groups) -> bool:
+    """A decomposed value whose composed form is not in the same request."""
+    for group in groups:
+        values = set(_strings([group]))
+        if any(_nfd_only(v) and unicodedata.normalize("NFC", v) not in values for v in values):
+            return True
+    return False
 
 
 _NO_TWINS = (
@@ -158,7 +168,7 @@ _COMPAT = {
     "text": "\uff2b\uff42 \u2116 \ufb01les \uff5a\uff45\uff4e",
     "name": "\uff2b\uff42 \u2460 \u2116 \ufb01les",
 }
-_MARKS = {"text": "zalgo\u0324\u0354 glyphs\u0367\u0311", "name": "Z\u0324\u0354\u0367\u0311a\u0308"}
+_MARKS = {"text": "zalgo\u0324\u0354 glyphs\u0367\u0311", "name": "Z\u0324\u0354\u0367\u0311algo"}
 _NFD = {"text": "Cre\u0300me Bru\u0302le\u0301e", "name": "Cafe\u0301 Me\u0301nu"}
 
 
@@ -171,7 +181,7 @@ def _string_classes(kind: FieldType, *, long: str, empty: bool) -> tuple[Hostile
         HostileClass(kind, "NFC/NFD twins", (("caf\u00e9", "cafe\u0301"),) if twins else (),
                      _twins_in_one(lambda v: unicodedata.normalize("NFC", v)), "" if twins else _NO_TWINS,
                      pairs=twins),
-        HostileClass(kind, "NFD only (decomposed, no composed twin)", (_NFD[form],), _any(_nfd_only)),
+        HostileClass(kind, "NFD only (decomposed, no composed twin)", (_NFD[form],), _nfd_alone),
         HostileClass(kind, "compatibility and full-width characters", (_COMPAT[form],), _any(_compat)),
         HostileClass(kind, "combining marks", (_MARKS[form],), _any(_combining)),
         HostileClass(kind, "a double quote", ('say "cheese"',), _any(lambda v: '"' in v)),
