@@ -30,6 +30,7 @@ __all__ = [
     "RoundedDenseResort",
     "TextEqualsQuestionAtZero",
     "TopQualityAsText",
+    "TrimmedDocIds",
 ]
 
 
@@ -150,8 +151,9 @@ class NfkcRequestedCategory(_Filtered):
 
 class RoundedDenseResort(FromTheSpec):
     """dense-baseline (dense-hits): "a same-collection baseline that runs dense ANN only", its hits the
-    nearest chunks in the engine's order. Dense hits are re-sorted by their distance rounded to 4 decimals, docId breaking the
-    ties (a "deterministic" order): only distances closer than 1e-4 whose docIds disagree show it."""
+    nearest chunks in the engine's order. Dense hits are re-sorted by their distance rounded to 4
+    decimals, docId breaking the ties (a "deterministic" order): only distances closer than 1e-4 (and
+    further apart than the judge's dense tie, 1e-5) whose docIds disagree show it."""
 
     def engine_search(self, request: SearchRequest) -> list[Any]:
         hits = super().engine_search(request)
@@ -199,3 +201,14 @@ class DenseDistanceAgainstUnitVectors(HybridDenseProbeDistance):
             else h
             for h in hits
         ]
+
+
+class TrimmedDocIds(FromTheSpec):
+    """score-labels and dense-baseline (hybrid-order, dense-hits): hits name the chunks the engine found.
+    Every hit's docId is trimmed of edge spaces on the way out (a "clean" step), so ``  spaced out ``
+    comes back as another document. Issue 51 item 4: in a filtered search, the failure is the hit's, not
+    the category filter's, though the same search without the category, at the same k, may not reach
+    that chunk: the kit asks the unfiltered question for every chunk before it blames the filter."""
+
+    def engine_search(self, request: SearchRequest) -> list[Any]:
+        return [h.model_copy(update={"doc_id": h.doc_id.strip()}) for h in super().engine_search(request)]
