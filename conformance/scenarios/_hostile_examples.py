@@ -192,8 +192,17 @@ def _post_examples() -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-HOSTILE_QUALITY: tuple[QualityRequest, ...] = _quality_examples()
+def _once(examples: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each question once (two classes may build the same one), in the order first built."""
+    seen: dict[str, Any] = {}
+    for e in examples:
+        key = e.model_dump_json() if isinstance(e, QualityRequest) else repr(e)
+        seen.setdefault(key, e)
+    return tuple(seen.values())
+
+
+HOSTILE_QUALITY: tuple[QualityRequest, ...] = _once(_quality_examples())
 """The normalizer's hostile questions: every value of every class of every field."""
-HOSTILE_POST_PROCESS: tuple[dict[str, Any], ...] = _post_examples()
+HOSTILE_POST_PROCESS: tuple[dict[str, Any], ...] = _once(_post_examples())
 """Post-process's hostile questions (``batch``, ``hints``, ``config``): every value of every class of every
 field of the candidates, the hints and the settings."""
