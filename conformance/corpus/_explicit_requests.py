@@ -17,6 +17,7 @@ import numpy as np
 
 from ..boundary._protocol import CorpusChunk
 from . import _knowledge_base
+from ._hostile_part import hostile_lookups, hostile_searches
 from ._knowledge_base import KbQuery, KnowledgeBase
 
 __all__ = ["NO_MATCH_HINT", "explicit_lookups", "explicit_searches", "one_field_pairs"]
@@ -51,7 +52,8 @@ def explicit_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
     # k past the whole corpus (the scenario corpus's chunks and these): every chunk comes back.
     q = next(q for q in kb.queries if q.shape == "tie")
     out.append(_request(q, "dense", k=len(kb.chunks) + _PAST_THE_KB, category=None, rrf_k=60))
-    return [*out, *_twice(out), *_search_pairs(kb), *_near_tie_searches(kb)]
+    hostile = hostile_searches([q for q in kb.queries if q.hybrid], kb.hostile, kb.tie_question)
+    return [*out, *_twice(out), *_search_pairs(kb), *_near_tie_searches(kb), *hostile]
 
 
 def _near_tie_searches(kb: KnowledgeBase) -> list[dict[str, object]]:
@@ -88,7 +90,8 @@ def explicit_lookups(kb: KnowledgeBase) -> list[dict[str, object]]:
             out.append(request)
     out += _retry_lookups(kb, hybrid)
     out += _zero_threshold_lookups(kb)
-    return [*out, *_twice(out), *_lookup_pairs(kb)]
+    hostile = hostile_lookups([q for q in kb.queries if q.hybrid], kb.hostile)
+    return [*out, *_twice(out), *_lookup_pairs(kb), *hostile]
 
 
 def _twice(requests: Sequence[dict[str, object]]) -> list[dict[str, object]]:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..boundary._protocol import CorpusChunk
+from ._hostile_part import hostile_chunks, tie_pairs
 
 __all__ = [
     "EXTRA_DIMS",
@@ -121,6 +122,10 @@ class KnowledgeBase:
     keywords: tuple[str, ...]
     words: tuple[str, ...]  # every word of the texts, for L0 hints that match by contains
     identifier_twin: str | None = None  # absent: a category with its punctuation made "_"
+    # The hostile catalogue's chunks (conformance/corpus/_hostile_part.py), and the question whose chunk
+    # pairs lie every decade 1e-9..1e-3 apart.
+    hostile: tuple[CorpusChunk, ...] = ()
+    tie_question: tuple[float, ...] | None = None
 
     @property
     def max_k(self) -> int:
@@ -162,6 +167,12 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
             )
     chunks = _duplicate(chunks)
     chunks = _texts(rng, chunks, keywords, plain)
+    # The hostile catalogue's values, every run (issue 51): after the texts, so no keyword lands there.
+    leaning = lambda j, part: _vector(scenario_dim, j, part)  # noqa: E731
+    hostile = hostile_chunks(len(chunks), leaning, np_rng, EXTRA_DIMS)
+    tie_question, ties = tie_pairs(len(chunks) + len(hostile), leaning, np_rng, EXTRA_DIMS)
+    hostile += ties
+    chunks += hostile
     all_vectors = np.asarray([*(_pad(v, dim) for v in scenario_vectors), *(c.vector for c in chunks)])
     queries = _queries(rng, np_rng, chunks, keywords, all_vectors, scenario_count=len(scenario_vectors))
     words = sorted({w for c in chunks for w in c.text.split() if w.isalpha() and w.isascii()})
@@ -171,6 +182,8 @@ def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequenc
         categories=tuple(sorted({c.category for c in chunks if c.category is not None})),
         absent_categories=(*_ABSENT, *([twin] if twin else [])),
         identifier_twin=twin,
+        hostile=tuple(hostile),
+        tie_question=tie_question,
         queries=tuple(queries),
         keywords=tuple(keywords),
         words=tuple(words),

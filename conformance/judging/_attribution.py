@@ -13,9 +13,10 @@ influence is the fault, and the failure is counted under the requirement that go
 - denseDistance: R7 ``dense-distance-order`` / ``-label`` for the order and the label ("Retrieval order
   SHALL remain ... and the primary scoreLabel SHALL remain hybrid"); a quality wrong only with the
   distance stays the normalizer's (R7 merely allows using it);
-- the category: R5 ``category-filter`` for hits the filter got wrong, and for engine calls only the filter
-  makes (these break R6 ``dense-only`` too, and count under both); the retry's own faults, which also
-  vanish without a category, keep their rules.
+- the category: R5 ``category-filter`` for hits the filter got wrong (the question asked without it for
+  every chunk, :func:`every_chunk`, so a fault in one hit the filter let through still shows), and for
+  engine calls only the filter makes (these break R6 ``dense-only`` too, and count under both); the
+  retry's own faults, which also vanish without a category, keep their rules.
 
 Only the findings an input governs move; the others keep their rule.
 
@@ -46,6 +47,7 @@ __all__ = [
     "HINTS",
     "VARIATIONS",
     "Variation",
+    "every_chunk",
     "reattribute",
     "variations",
 ]
@@ -187,6 +189,22 @@ CATEGORY = Variation(
 )
 VARIATIONS: tuple[Variation, ...] = (ALIASES, HINTS, DENSE_DISTANCE, CATEGORY)
 """The inputs the judge takes away, one at a time, in this order."""
+
+
+def every_chunk(question: Any, size: int) -> Any:
+    """A search or lookup asked for every chunk of a corpus of ``size`` (k or retrieveK raised to it).
+
+    The category's counterfactual asks this (issue 51 item 4): a failure on a filtered question is the
+    filter's only when the filter decided it, the hits it let through or kept out. A fault in how one hit
+    is read (its docId, text or vector) shows on that hit unfiltered too, but an unfiltered question of
+    the same k may not reach it, and "answered as the spec allows without the category" would then blame
+    the filter. Asked for every chunk, the unfiltered question holds every hit the filtered one held.
+    """
+    if isinstance(question, SearchRequest) and question.k < size:
+        return question.model_copy(update={"k": size})
+    if isinstance(question, LookupRequest) and question.retrieve_k < size:
+        return question.model_copy(update={"retrieve_k": size})
+    return question
 
 
 def variations(question: Question) -> list[tuple[Variation, Question]]:

@@ -33,7 +33,7 @@ from ..boundary._protocol import (
     SearchRequest,
 )
 from . import _spec_model as model
-from ._attribution import CATEGORY, reattribute, variations
+from ._attribution import CATEGORY, every_chunk, reattribute, variations
 from ._retry_terms import own_low_quality
 from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
 from ._wire_values import judged_numbers
@@ -321,6 +321,8 @@ class Judge:
     ) -> list[model.Violation]:
         """The findings, counted under the input whose removal makes the question conform (if any)."""
         for variation, varied in variations(question):
+            if variation is CATEGORY:
+                varied = self._whole_corpus(varied)
             try:
                 ok = conforms(varied)
             except ConformanceError:
@@ -341,7 +343,7 @@ class Judge:
             if request.category is None:
                 raise
             try:
-                ask_varied(CATEGORY.vary(request))
+                ask_varied(self._whole_corpus(CATEGORY.vary(request)))
             except ConformanceError:
                 raise error from None  # it fails without the category too: the error explains itself
             found = model.violation(
@@ -369,6 +371,10 @@ class Judge:
             return answer
 
         return normalizer
+
+    def _whole_corpus(self, varied: Any) -> Any:
+        """The question without its category, for every chunk (:func:`every_chunk`, issue 51 item 4)."""
+        return varied if self._oracle is None else every_chunk(varied, self._need_oracle().size)
 
     def _need_oracle(self) -> MilvusOracle:
         if self._oracle is None:

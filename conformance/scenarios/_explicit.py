@@ -17,6 +17,7 @@ from typing import Any
 
 from ..boundary._protocol import Hints, PostProcessConfig, QualityRequest, WireCandidate
 from ..corpus._explicit_requests import one_field_pairs
+from ._hostile_examples import HOSTILE_POST_PROCESS, HOSTILE_QUALITY
 
 __all__ = [
     "GAPPED_RANKS",
@@ -213,6 +214,7 @@ POST_PROCESS_EXAMPLES: tuple[dict[str, Any], ...] = (
     {"batch": _AT_ZERO_DISTANCE, "hints": Hints(), "config": _WIDE},
     *_GATE_CROSSINGS,
     *POST_PROCESS_PAIRS,
+    *HOSTILE_POST_PROCESS,  # the hostile catalogue, every class of every field (issue 51)
 )
 """Examples of ``batch``, ``hints`` and ``config``: for the properties over any candidates and hints."""
 
@@ -242,6 +244,7 @@ QUALITY_EXAMPLES: tuple[dict[str, Any], ...] = tuple(
         ),
         # Rank 1 asked after rank 3: a memo keyed without the rank answers it with rank 3's quality.
         *one_field_pairs(_HYBRID_Q.model_copy(update={"original_rank": 3}), [_HYBRID_Q]),
+        *HOSTILE_QUALITY,  # the hostile catalogue, every class of every field (issue 51)
     )
 )
 """Examples of ``request``: for the range property (every answer judged whole)."""

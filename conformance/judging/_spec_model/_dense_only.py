@@ -115,34 +115,44 @@ def _hydrates(call: EngineCall, returned: Mapping[tuple[str | None, str], set[ob
     return bool(values) and allowed is not None and values <= allowed
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
+
+
 def _literals(text: str) -> set[object]:
-    """The integer or quoted-string literals of a comma-separated list (empty when anything else)."""
+    """The integer or quoted-string literals of a comma-separated list (empty when anything else).
+
+    String literals are read as Milvus reads them: a backslash escapes the next character (``\\\\``
+    is one backslash, ``\\"`` a quote, ``\\n`` a newline), so a key holding a backslash or a quote is
+    the key the implementation meant (issue 51: the hostile catalogue's ``C:\\temp\\new``).
+    """
     values: set[object] = set()
-    for part in _split_literals(text):
-        part = part.strip()
-        if re.fullmatch(r"-?\d+", part):
-            values.add(int(part))
-        elif len(part) >= 2 and part[0] == part[-1] and part[0] in "'\"":
-            values.add(part[1:-1].replace('\\"', '"').replace("\\'", "'"))
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return values
+        if text[i] in "'\"":
+            quote, i, chars = text[i], i + 1, []
+            while i < n and text[i] != quote:
+                if text[i] == "\\" and i + 1 < n:
+                    chars.append(_ESCAPES.get(text[i + 1], text[i + 1]))
+                    i += 2
+                else:
+                    chars.append(text[i])
+                    i += 1
+            if i >= n:
+                return set()  # an unterminated literal
+            values.add("".join(chars))
+            i += 1
         else:
+            number = re.match(r"-?\d+", text[i:])
+            if number is None:
+                return set()
+            values.add(int(number.group()))
+            i += number.end()
+        while i < n and text[i].isspace():
+            i += 1
+        if i < n and text[i] != ",":
             return set()
-    return values
-
-
-def _split_literals(text: str) -> list[str]:
-    parts, current, quote = [], "", None
-    for char in text:
-        if quote:
-            current += char
-            if char == quote and not current.endswith("\\" + quote):
-                quote = None
-        elif char in "'\"":
-            quote, current = char, current + char
-        elif char == ",":
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        parts.append(current)
-    return parts
+        i += 1

@@ -91,6 +91,11 @@ class DenseAlsoSparseSearch(FromTheSpec):
         return {**super().hit(candidate), "bm25": self._bm25.get(evidence_key(candidate))}
 
 
+def _escaped(key: str) -> str:
+    """A key as a Milvus string literal's body: backslashes, quotes and line breaks escaped."""
+    return key.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+
+
 class DenseSearchThenQueryByKey(FromTheSpec):
     """dense-baseline: "search SHALL call dense ANN only". The ANN search asks for primary keys only and a
     ``query`` by key fetches text and metadata (a habit from servers that return only ids). The query
@@ -114,7 +119,7 @@ class DenseSearchThenQueryByKey(FromTheSpec):
         keys = [h[KEY_FIELD] for h in found]
         if not keys:
             return []
-        quoted = ", ".join('"' + k.replace("\\", "\\\\").replace('"', '\\"') + '"' for k in keys)
+        quoted = ", ".join(f'"{_escaped(k)}"' for k in keys)
         rows = store.client.query(
             store.collection, filter=f"{KEY_FIELD} in [{quoted}]", output_fields=OUTPUT_FIELDS
         )

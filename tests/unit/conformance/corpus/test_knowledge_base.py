@@ -47,7 +47,16 @@ def test_the_same_seed_gives_the_same_knowledge_base() -> None:
 
 
 def test_vectors_are_unit_length_in_the_widened_space(run) -> None:
-    matrix = np.asarray([c.vector for c in run.corpus.chunks])
+    # The hostile part stores some vectors longer than unit on purpose (issue 51: "vectors of other
+    # lengths than 1"); every other vector is unit length.
+    longer = {
+        (c.doc_id, c.chunk_index)
+        for c in run.knowledge_base.hostile
+        if abs(float(np.linalg.norm(c.vector)) - 1.0) > 1e-9
+    }
+    assert longer
+    unit = [c for c in run.corpus.chunks if (c.doc_id, c.chunk_index) not in longer]
+    matrix = np.asarray([c.vector for c in unit])
     assert matrix.shape[1] == run.corpus.dim == DIM + EXTRA_DIMS
     np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-9)
     # Exactly one vector is held twice, by chunks of two documents (an exact tie for every query).
@@ -171,7 +180,8 @@ def test_the_low_quality_retry_finds_the_filtered_attempts_best_chunk_first(seed
     run = build_corpus(seed=seed)
     chunks = run.corpus.chunks
     lookups = [LookupRequest(**e) for e in explicit_lookups(run.knowledge_base)]
-    low = [lk for lk in lookups if lk.config.reference_threshold == 1.0]
+    # The filtered ones (the hostile catalogue's rows, unfiltered, ask a threshold of 1.0 too).
+    low = [lk for lk in lookups if lk.config.reference_threshold == 1.0 and lk.category is not None]
     assert {lk.mode for lk in low} == {"dense", "hybrid"}
     for lookup in low:
         assert not lookup.query_text.strip(), "blank: hybrid mode has no keyword leg"
