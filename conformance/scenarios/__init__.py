@@ -7,7 +7,8 @@
 - ``_strategies``: the Hypothesis strategies of the property scenarios; ``_explicit``: the inputs every
   run asks before any random draw; ``_input_model``: the input classes a run covers, as data (the page
   ``features/spec/input-model.md``), with a probe per class (``_input_probes``: those of the one-field
-  pairs, falsy settings, gate crossings and mixed batches).
+  pairs, falsy settings, gate crossings and mixed batches); ``_hostile_examples``: every hostile class of
+  every field of the pure requests, asked every run; ``_hostile_matrix``: the field x class matrix.
 - ``_resources``: the run's implementation and engine, made once; NOT JUDGED before the first scenario
   when either cannot be had.
 - ``_engine_watch``: an engine lost mid-run makes the rest NOT JUDGED, never the implementation's fault.
