@@ -182,6 +182,12 @@ def _(text: str, engine_documents: str, rqs_engine_kit: EngineKit) -> Answer:
     converters=_VECTOR,
 )
 def _(pk: int, category: str, vector: list[float], engine_documents: str, rqs_engine_kit: EngineKit) -> None:
-    rqs_engine_kit.client.upsert(
-        engine_documents, [{"pk": pk, "category": category, "text": "", DENSE: vector}]
-    )
+    try:
+        rqs_engine_kit.client.upsert(
+            engine_documents, [{"pk": pk, "category": category, "text": "", DENSE: vector}]
+        )
+    except Exception as exc:
+        if "unknown method Upsert" not in str(exc):
+            raise
+        # Milvus before 2.3 has no Upsert at all: nothing to check, said with the engine's words.
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}engine {rqs_engine_kit.version} has no Upsert ({exc})")
