@@ -11,12 +11,13 @@ What an adapter author needs, from the layers below (``docs/architecture.md`` ma
   writes: :mod:`conformance.commands`, :mod:`conformance.reporting`.
 
 The layers, bottom to top: ``boundary``, ``spec``, ``engines`` and ``stdio``, ``adapters``, ``corpus``,
-``judging``, ``reporting``, ``site``, ``scenarios``, the plugin, ``upgrade`` (the upgrade check, on
+``judging``, ``options`` (the run's options as one value, ``RunOptions``), ``reporting``, ``site``,
+``scenarios``, the plugin, ``upgrade`` (the upgrade check, on
 the evaluation package), ``commands``; ``_version`` is the kit's version.
 
 The other public modules: :mod:`conformance.stdio` (any language over JSON lines),
-:mod:`conformance.engines`, :mod:`conformance.reporting`, :mod:`conformance.plugin` (the pytest plugin)
-and :mod:`conformance.adapters.reference`.
+:mod:`conformance.engines`, :mod:`conformance.reporting`, :mod:`conformance.options`,
+:mod:`conformance.plugin` (the pytest plugin) and :mod:`conformance.adapters.reference`.
 """
 
 from __future__ import annotations

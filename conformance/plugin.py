@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .reporting._options import RunOptions, add_pytest_options
+from .options import RunOptions, add_pytest_options
 from .reporting._outcomes import OutcomeCollector
 from .reporting._writing import REPORT_FILES, output_dir_problem
 from .scenarios import ENGINE_HELP, PLUGIN_MODULES

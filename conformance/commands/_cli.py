@@ -43,7 +43,7 @@ def _output_dir_problem(path: str | None, option: str, files: Sequence[str] = ()
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..reporting._options import RunOptions
+    from ..options import RunOptions
     from ..reporting._writing import REPORT_FILES
     from ._runner import run_options
 
@@ -234,7 +234,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from ..engines._address import ENGINE_HELP  # the one engine vocabulary; starts nothing
     from ..engines._lines import MATRIX_LINES
-    from ..reporting._options import (  # pydantic, no pytest plugin: cheap
+    from ..options import (  # pydantic, no pytest plugin: cheap
         PROFILES,
         add_cli_options,
         command_line,

@@ -9,8 +9,8 @@ import pytest
 
 from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
+from ..options import RunOptions
 from ..reporting import Report
-from ..reporting._options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 from ..scenarios._suite import SUITE_DIR
 

@@ -34,7 +34,7 @@ from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..boundary._visible import visible_text
 from ..engines._address import ENGINE_HELP
-from ..reporting._options import command_line, seed_value
+from ..options import command_line, seed_value
 
 if TYPE_CHECKING:
     from ..upgrade import InPlaceResult, UpgradeResult

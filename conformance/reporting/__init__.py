@@ -5,8 +5,6 @@
   said with it, one set of counts for every view.
 - ``_junit``: the JUnit view of a report; ``_table``: the terminal's (the per-requirement table);
   ``_shorten``: a failure's text shortened in the middle, never at its end (where expected and got are).
-- ``_options``: :class:`RunOptions`, the run's options as one value, from which the pytest options and
-  ``rag-conformance run``'s are made; the report records it. Not imported here (it needs pytest).
 - ``_classify``: a pytest phase's status and message, as the report states them.
 - ``_outcomes``: the pytest plugin object that collects the scenarios' outcomes (and their notes) into
   a report and writes it; not imported here, so importing the report model stays free of pytest.

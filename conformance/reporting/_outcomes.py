@@ -27,10 +27,10 @@ from ..boundary._errors import ConformanceError
 from ..boundary._redact import redact
 from ..boundary._tally import Tally, tallying
 from ..boundary._visible import visible_text
+from ..options import RunOptions
 from ..spec._paths import spec_path
 from ._classify import classify, with_step
 from ._junit import write_junit
-from ._options import RunOptions
 from ._report import (
     Environment,
     Interruption,

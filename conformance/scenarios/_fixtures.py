@@ -37,7 +37,7 @@ from ..engines._facts import engine_facts
 from ..judging._advice import Advisor
 from ..judging._judge import Judge
 from ..judging._oracle import MilvusOracle
-from ..reporting._options import RunOptions
+from ..options import RunOptions
 from ..reporting._outcomes import NOTES, OutcomeCollector
 from ._profiles import PROPERTY_PROFILES
 from ._resources import RunResources

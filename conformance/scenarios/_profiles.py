@@ -13,4 +13,4 @@ KNOWLEDGE_BASE_EXAMPLES = {"ci": 8, "thorough": 100, "selftest": 4}
 """Examples per property over the knowledge base, after its explicit requests: each is a search or a
 lookup on Milvus, not a call to pure code."""
 
-# The profiles' names are the run options' (conformance.reporting._options.PROFILES); a test holds them equal.
+# The profiles' names are the run options' (conformance.options.PROFILES); a test holds them equal.

@@ -22,7 +22,7 @@ from ..boundary._errors import AdapterLoadError, ConformanceError, EngineError
 from ..boundary._protocol import ImplementationInfo
 from ..boundary._redact import redact, register_environment_secrets, register_uri_secrets
 from ..boundary._visible import visible_text
-from ..reporting._options import RunOptions
+from ..options import RunOptions
 from ..reporting._outcomes import OutcomeCollector
 
 __all__ = ["MILVUS_CAPABILITIES", "RunResources", "one_line"]

@@ -79,7 +79,7 @@ def test_every_command_and_the_pytest_option_list_the_same_engine_names() -> Non
     import argparse
 
     from conformance.commands._cli import build_parser
-    from conformance.reporting._options import add_pytest_options
+    from conformance.options import add_pytest_options
 
     parser = build_parser()
     subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conformance.commands._cli import build_parser
+from conformance.options import RunOptions
 from conformance.reporting import Environment, ScenarioResult, build_report
-from conformance.reporting._options import RunOptions
 from conformance.reporting._outcomes import OutcomeCollector
 
 BROKEN = ScenarioResult(

@@ -11,7 +11,8 @@ says its help text and flag; from the fields come
 The plugin builds the value once, from pytest's options, with the seed drawn when none was given, and
 stashes it on the config (:meth:`RunOptions.of` reads it back, wherever it is needed); the report
 records it (``environment.options``). A new option is one field here, plus the code that uses it.
-It lives with the report because the report is the lowest layer that reads it.
+It is a layer of its own, just above the boundary, where the commands, the plugin, the scenarios and
+the report (which records it) all find it; it imports nothing of the kit.
 """
 
 from __future__ import annotations
