@@ -109,8 +109,8 @@ def test_a_full_disk_keeps_the_earlier_report_pair_and_is_not_judged(full_disk: 
     done = _cli(
         "run", "--adapter-cmd", program, "--report", "disk/r", *ONE_SCENARIO, cwd=where, env=full_disk.env
     )
-    _one_line_naming(done, "disk/r/", "ENOSPC")
-    assert "verdict: NOT JUDGED" in done.stdout
+    _one_line_naming(done, "disk/r", "ENOSPC")  # refused by the write probe, before any scenario
+    assert "nothing was run" in done.stderr
     assert (report.read_bytes(), junit.read_bytes()) == before  # the earlier pair, whole and matching
     assert json.loads(before[0])["verdict"] == "CONFORMS"
     assert not [p for p in (full_disk.path / "r").iterdir() if p.name.endswith(".tmp")]
@@ -126,7 +126,7 @@ def test_a_full_disk_keeps_the_earlier_site(full_disk: FullDisk) -> None:
     pages = {p: p.read_bytes() for p in (full_disk.path / "site").rglob("*") if p.is_file()}
     full_disk.fill()
     done = _cli("docs", "--results", "r", "--out", "disk/site", cwd=where, env=full_disk.env)
-    _one_line_naming(done, "disk/site/", "ENOSPC")
+    _one_line_naming(done, "disk/site", "ENOSPC")
     assert {p: p.read_bytes() for p in pages} == pages  # no page truncated
 
 

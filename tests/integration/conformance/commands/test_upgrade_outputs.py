@@ -169,7 +169,7 @@ def test_a_typo_in_to_or_an_out_that_is_a_file_is_refused_before_any_engine_star
     assert main(["upgrade", "--from", "lite", "--to", "lietx", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "unknown backend 'lietx'" in err
-    assert "lite-2.5.1, milvus-2.3.5" in err  # the valid forms name the engines the kit installs
+    assert all(name in err for name in ("lite-2.5.1", "milvus-2.3.5"))  # the engines the kit installs
     assert not out.exists()  # no suite ran on the old engine first
     (tmp_path / "a-file").write_text("")
     assert main(["upgrade", "--from", "lite", "--to", "lite", "--out", str(tmp_path / "a-file")]) == 2
