@@ -170,8 +170,9 @@ def test_the_replay_hint_of_a_property_failure_works_as_printed(tmp_path: Path) 
     again_dir.mkdir()
     program, *printed = shlex.split(command)
     assert program == "rag-conformance"
-    assert not (tmp_path / ".hypothesis").exists()  # Hypothesis's storage is the report's, not the cwd's
-    assert (tmp_path / "out" / ".hypothesis").is_dir()
+    # Hypothesis's storage is the report's, not the cwd's (created only when Hypothesis stores something,
+    # which depends on its version; tests/unit/conformance/test_hypothesis_home.py checks where it goes).
+    assert not (tmp_path / ".hypothesis").exists()
     again, _ = rag_conformance(*printed, cwd=again_dir)
     assert again.returncode == 1, again.stdout + again.stderr
     original = json.loads((tmp_path / "out" / "report.json").read_text())
