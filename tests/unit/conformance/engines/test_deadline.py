@@ -130,3 +130,18 @@ def test_an_engine_given_up_on_is_asked_afresh_once_its_run_forgives_it() -> Non
     abandon(URI)
     _deadline.forgive(URI)
     assert bounded_client(FakeClient(), URI).has_collection("c")
+
+
+def test_a_late_short_collection_list_is_not_probed_again() -> None:
+    """The probe's own question, asked as briefly (a check after a signal): one wait, not two."""
+
+    class Silent(FakeClient):
+        def list_collections(self, **kwargs: Any) -> list[str]:
+            self.seen.append(("list_collections", kwargs.get("timeout")))
+            time.sleep(0.05)
+            raise TimeoutError("DEADLINE_EXCEEDED")
+
+    fake = Silent()
+    with pytest.raises(EngineDeadlineError):
+        bounded_client(fake, URI).list_collections(timeout=0.05)
+    assert fake.seen == [("list_collections", 0.05)]
