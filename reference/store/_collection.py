@@ -8,6 +8,7 @@ what it was given.
 from __future__ import annotations
 
 import contextlib
+import re
 from types import MappingProxyType
 
 from .._errors import EngineTimeoutError, StoreError
@@ -20,13 +21,31 @@ __all__ = ["create", "existing_features"]
 
 # Schema variants, richest first: (nullable fields, BM25). The first the engine takes and keeps wins.
 _VARIANTS = ((True, True), (False, True), (True, False), (False, False))
+# Nullable fields came in Milvus 2.5. An older engine is not asked for them: Milvus 2.3 accepts the flag and
+# drops it (the kept-schema check sees that), but Milvus Lite 2.4.12 keeps it and its server then exits on
+# the first search, and a file it wrote so cannot be opened by Lite 2.5.1 (docs/upgrade-check.md).
+_NULLABLE_SINCE = (2, 5)
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def _before_nullable(version: str | None) -> str | None:
+    """Why ``version`` is not asked for nullable fields, or ``None`` (a newer or unknown version)."""
+    found = _VERSION.search(version or "")
+    if found is None or (int(found[1]), int(found[2])) >= _NULLABLE_SINCE:
+        return None
+    return f"nullable fields came in Milvus 2.5; {version} is older, so the store did not ask for them"
 
 
 def create(store: StoreParts) -> EngineFeatures:
     """Create the collection, richest schema variant first; what the engine offers it."""
     version = server_version(store.client, store.deadline_seconds)
     refused: dict[tuple[bool, bool], str] = {}
+    too_old = _before_nullable(version)
+    if too_old is not None:
+        refused.update({(True, True): too_old, (True, False): too_old})
     for nullable, bm25 in _VARIANTS:
+        if (nullable, bm25) in refused:
+            continue
         reason = _try_create(store, nullable=nullable, bm25=bm25)
         if reason is None:
             missing = {}

@@ -2,8 +2,10 @@
 the bundled set's corpus with three queries (each run starts two engines, about 10 s).
 
 What Milvus Lite does when the next version opens the data the last one wrote, measured here:
-- 2.4.12 -> 2.5.1: 2.5.1 lists the collection and its rows, then its server exits when it loads it:
-  2.4.12 accepted the reference's nullable fields, 2.5.1 has none (CANNOT OPEN, the fields named);
+- 2.4.12 -> 2.5.1: it opens, and every (dense) answer is unchanged; the reference asks neither for
+  nullable fields (2.4.12 keeps the flag, then its server exits on a search; 2.5.1 cannot load such a
+  collection: CANNOT OPEN, the fields named, tests/unit/conformance/upgrade/test_in_place_values.py)
+  nor, there, for BM25;
 - 2.5.1 -> 3.x: 3.x keeps a directory where 2.x kept a file and cannot start on it (CANNOT OPEN);
 - 3.1.1 -> 3.x of this venv: it opens, and every query's answer is unchanged.
 The server lines (Milvus 2.2.16 -> 2.3.5, one data directory) are in tests/test_other_engines.py, the
@@ -41,18 +43,20 @@ def _upgrade(old: str, new: str, out: Path) -> tuple[subprocess.CompletedProcess
     return result, json.loads(written.read_text())
 
 
-def test_lite_2_4_12_to_2_5_1_in_place_cannot_open_and_names_the_nullable_fields(tmp_path: Path) -> None:
+def test_lite_2_4_12_to_2_5_1_in_place_opens_with_every_answer_unchanged(tmp_path: Path) -> None:
+    """Lite 2.4.12 has no BM25: the reference stores dense only there, and no nullable field (2.5.1 has
+    none, and 2.4.12's own server exits on a search of one), so the next version opens the same file."""
     _installed("lite-2.4.12", "lite-2.5.1")
     result, found = _upgrade("lite-2.4.12", "lite-2.5.1", tmp_path)
-    assert result.returncode == 1, result.stdout + result.stderr[-3000:]
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith("verdict in place: CANNOT OPEN (old lite-2.4.12 -> new lite-2.5.1)")
-    assert found["verdict"] == "CANNOT OPEN"
+    assert last.startswith("verdict in place: UNCHANGED (old lite-2.4.12 -> new lite-2.5.1)")
+    assert "every query's answer unchanged" in last
+    assert found["verdict"] == "UNCHANGED"
     assert found["before"][0]["rows"] > 0
-    assert "load of" in found["engine_words"]
-    assert "nullable fields" in found["advice"]
-    assert "category" in found["advice"]
-    assert "what to do: " in result.stdout
+    assert found["after"] == found["before"]
+    assert found["modes"] == ["dense"]
+    assert found["changes"] == []
 
 
 def test_lite_2_5_1_to_3_in_place_cannot_open_says_what_to_do(tmp_path: Path) -> None:

@@ -74,3 +74,20 @@ def test_the_verdict_line_is_last_and_carries_the_exit_code() -> None:
     same = InPlaceResult(old="a", new="b", verdict="UNCHANGED", modes=("dense",), queries=3)
     assert same.exit_code == 0
     assert "every query's answer unchanged" in same.lines()[-1]
+
+
+def test_cannot_open_names_the_nullable_fields_a_line_without_them_cannot_load() -> None:
+    """What Lite 2.4.12 -> 2.5.1 said of a collection with nullable fields (measured: 2.5.1 lists it, then
+    its server exits when it loads it)."""
+    from conformance.upgrade._in_place import _nullable_advice
+    from conformance.upgrade._in_place_values import CollectionState
+
+    held = [
+        CollectionState(name="kb", rows=156, nullable=("category", "source_type")),
+        CollectionState(name="x"),
+    ]
+    advice = _nullable_advice("lite-2.5.1", held)
+    assert "kb (category, source_type)" in advice
+    assert "recreate them without nullable fields" in advice
+    assert _nullable_advice("lite", held) == ""  # Lite 3.x has nullable fields
+    assert _nullable_advice("lite-2.5.1", [CollectionState(name="x")]) == ""

@@ -148,12 +148,31 @@ def test_milvus_2_3_gets_dense_only_and_nothing_half_made_is_left() -> None:
     store = _store(engine)
     assert store.features is not None
     assert set(store.features.missing) == {"nullable", "bm25"}
-    assert "did not keep it" in store.features.missing["nullable"]
+    assert "came in Milvus 2.5; v2.3.5 is older" in store.features.missing["nullable"]
     # Every refused variant was dropped before the next was tried.
     assert engine.calls.count("create_collection") == engine.calls.count("drop_collection") + 1
     assert list(engine.collections) == ["chunks"]
     assert [r["category"] for r in engine.rows] == ["news", ABSENT]
     assert [h.category for h in store.search("", VECTOR, mode="dense", k=2)] == ["news", None]
+
+
+def test_an_engine_that_keeps_the_flag_but_predates_nullable_fields_is_not_asked_for_them() -> None:
+    """Lite 2.4.12 keeps a nullable field in its schema, then its server exits on the first search."""
+    engine = FakeEngine("full", version="milvus_lite-2.4.12")
+    store = _store(engine)
+    assert store.features is not None
+    assert not store.features.nullable
+    assert "milvus_lite-2.4.12 is older" in store.features.missing["nullable"]
+    assert engine.calls[:1] == ["create_collection"]  # one create: the richest variant it may have
+    assert not any(f.get("nullable") for f in engine.collections["chunks"]["fields"])
+    assert [r["category"] for r in engine.rows] == ["news", ABSENT]
+
+
+def test_a_milvus_2_3_that_kept_a_nullable_flag_would_still_be_caught_by_the_kept_schema_check() -> None:
+    engine = FakeEngine("milvus-2.3", version=None)  # no version: nothing is assumed, the schema says
+    store = _store(engine)
+    assert store.features is not None
+    assert "did not keep it" in store.features.missing["nullable"]
 
 
 def test_hybrid_on_an_engine_without_bm25_names_the_feature_before_asking_the_engine() -> None:
