@@ -38,6 +38,9 @@ PREFIX_ROOT = "rqs_"
 # A health probe waits this long for the engine's answer: a live engine lists its collections in
 # milliseconds, and a run that lost its engine should say so in seconds.
 PROBE_SECONDS = 5.0
+# After a signal, how long the engine has to answer before the way out gives up on it: not stretched, as
+# a signal must end a command within seconds (what a silent engine holds is left for `clean`).
+PROBE_AFTER_SIGNAL = 1.0
 MAX_NAME = 255  # Milvus collection-name limit
 _RUN_ID = re.compile(r"[A-Za-z0-9]{1,32}")
 _NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
@@ -143,7 +146,25 @@ class Engine:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        if isinstance(exc, KeyboardInterrupt):
+            self.after_interrupt()
+        try:
+            self.close()
+        except EngineError as cleanup:
+            if exc is None:
+                raise
+            exc.add_note(str(cleanup))  # what the cleanup could not do never hides why the command ends
+
+    def after_interrupt(self, seconds: float = PROBE_AFTER_SIGNAL) -> None:
+        """After a signal: one brief probe, and an engine that does not answer it is given up on, so that
+        the way out (closing clients, dropping collections) fails at once instead of waiting each call's
+        deadline; its collections stay for ``rag-conformance clean``."""
+        if self._closed or self.abandoned:
+            return
+        try:
+            self.check_reachable(timeout=seconds)
+        except EngineError:
+            self.abandon(f"it did not answer a {seconds:g} s probe after the signal")
 
     @property
     def redacted_uri(self) -> str:

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 import pytest
 
 from ..boundary._errors import EngineAnswerError, EngineDeadlineError
+from ..engines._engine import PROBE_AFTER_SIGNAL as _PROBE_AFTER_SIGNAL
 from ..engines._engine import EngineUnavailableError
 from ..reporting import NOT_JUDGED_PREFIX
 from ..reporting._outcomes import OutcomeCollector
@@ -47,9 +48,6 @@ __all__ = ["EngineWatch", "needs_engine"]
 # What a scenario raises when it breaks: any error, and pytest.fail's outcome. Never a skip, an
 # expected failure or an interrupt: those say something else than "broken".
 _BROKEN = (Exception, pytest.fail.Exception)
-# After a signal, how long the engine has to answer before the teardown gives up on it: not stretched,
-# as a signal must end the run within seconds (a slow engine's collections are left for `clean`).
-_PROBE_AFTER_SIGNAL = 1.0
 
 
 def needs_engine(item: pytest.Item) -> bool:

@@ -267,6 +267,15 @@ def _corpus(labelled: LabelledSet, vectors: Sequence[tuple[float, ...]]) -> Corp
     )
 
 
+def _silent_engine_given_up_after_a_signal(engine: Engine) -> Callable[..., bool]:
+    def probe(exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, KeyboardInterrupt):
+            engine.after_interrupt()
+        return False  # the signal goes on
+
+    return probe
+
+
 @contextmanager
 def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> Iterator[_Side]:
     evaluation = EngineEvaluation(address)
@@ -274,6 +283,7 @@ def _side(address: str, adapter_spec: str, corpus: Corpus, stack: ExitStack) -> 
     evaluation.version = engine.server_version()
     adapter, info = load_adapter(adapter_spec)
     stack.callback(lambda: within_deadline(adapter.close, "close", address, engine, quiet=True))
+    stack.push(_silent_engine_given_up_after_a_signal(engine))  # unwound first: before the close above
     # What the suite's prepare is told about the engine (version, API level, what it lacks), told here too.
     facts = engine_facts(evaluation.version)
     endpoint = engine.endpoint.model_copy(update={"engine": facts})
