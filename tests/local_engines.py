@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import atexit
 import functools
+import time
+from typing import Any
 
 import pytest
 
 from conformance.engines import EngineUnavailableError
 from conformance.engines._local import LOCAL_ENGINES, LocalServer, ensure_venv
 
-__all__ = ["local_engine_uri"]
+__all__ = ["client_to", "local_engine_uri"]
 
 
 @functools.cache
@@ -39,3 +41,20 @@ def local_engine_uri(name: str) -> str:
     if uri is None:
         pytest.skip(f"engine {name} is not available here: {version_or_reason}")
     return uri
+
+
+def client_to(uri: str, attempts: int = 3) -> Any:
+    """A pymilvus client to ``uri``, tried again when the transport ends the connection early: Lite
+    2.5.1's server sends GOAWAY ("too many pings") to a channel pymilvus shares and keeps alive, as the
+    kit's own connect expects (conformance/engines/_uri.py)."""
+    from pymilvus import MilvusClient
+    from pymilvus.exceptions import MilvusException
+
+    for attempt in range(attempts):
+        try:
+            return MilvusClient(uri)
+        except MilvusException as exc:
+            if "Fail connecting" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")

@@ -41,7 +41,7 @@ from tests.integration.reference.store.test_store import (
     QUERY_VECTOR,
     K,
 )
-from tests.local_engines import local_engine_uri
+from tests.local_engines import client_to, local_engine_uri
 
 # -- first, before this module starts its own servers: the engines by name, as every command takes them --
 
@@ -313,8 +313,6 @@ def test_a_second_milvus_2_3_is_refused_at_once_naming_the_port(tmp_path: Path) 
 
 @pytest.mark.parametrize("engine", ["lite-3", "lite-2.5.1", "milvus-2.3.5", "container-2.3.5"])
 def test_the_engine_facts_prepare_carries_are_what_the_engine_does(engine: str, tmp_path: Path) -> None:
-    from pymilvus import MilvusClient
-
     from conformance.engines._facts import ESCAPED_LITERAL, NO_UNICODE_ESCAPE_LITERAL, engine_facts
     from tests.engine_facts import PROBED_INDEXES, REFUSED, measured
 
@@ -326,7 +324,7 @@ def test_the_engine_facts_prepare_carries_are_what_the_engine_does(engine: str, 
             uri = stack.enter_context(start_engine(f"container:{built_image()}")).endpoint.uri
         else:
             uri = str(tmp_path / "facts.db") if engine == "lite-3" else local_engine_uri(engine)
-        client = MilvusClient(uri)
+        client = client_to(uri)
         try:
             version = client.get_server_version()
             stated = engine_facts(version)

@@ -1,8 +1,8 @@
 """Bytes, not lines (issue 53.4): what the kit keeps of a child's flood is bounded in bytes.
 
 Each case runs the kit's side in a process of its own (so its peak resident set is the kit's alone, read
-from ``getrusage``) against a program that floods a stream, and compares the peak with the same run
-against a quiet program. Memory, not time, is measured: the machine's load changes only how long the
+from ``/proc/self/status``, VmHWM) against a program that floods a stream, and compares the peak with the
+same run against a quiet program. Memory, not time, is measured: the machine's load changes only how long the
 flood takes to drain.
 """
 
@@ -60,7 +60,7 @@ PROGRAM = textwrap.dedent(
 
 KIT_SIDE = textwrap.dedent(
     """\
-    import json, resource, sys
+    import json, sys
     from conformance.boundary._protocol import PostProcessRequest, QualityRequest, WireCandidate
     from conformance.stdio import StdioAdapter
     adapter = StdioAdapter([sys.executable, sys.argv[1], sys.argv[2]], timeout=600)
@@ -76,7 +76,11 @@ KIT_SIDE = textwrap.dedent(
         outcome = f"{type(exc).__name__}: {exc}"[:600]
     finally:
         adapter.close()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+    # The high-water mark of this process's own memory since its exec (VmHWM). Not getrusage's ru_maxrss:
+    # Linux carries the parent's peak across a vfork and exec into it, so a kit side started by a pytest
+    # worker that had grown to 1 GB reported 1 GB, whatever the kit did.
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) * 1024
     print(json.dumps({"peak": peak, "outcome": outcome, "warnings": adapter.warnings}))
     """
 )
