@@ -28,7 +28,9 @@ _HITS = {"originalRank": "ranks", "denseDistance": "dense-distance-value"}
 
 def _search_rule(mode: str | None) -> dict[str, str]:
     score = "dense-score" if mode == "dense" else "hybrid-score"
-    return {**_HITS, "score": score, "rawScore": score}
+    # Which chunk a hit is: the nearest chunks in dense mode (R6), the fused order's in hybrid mode (R1).
+    identity = "dense-hits" if mode == "dense" else "hybrid-order"
+    return {**_HITS, "score": score, "rawScore": score, "chunkIndex": identity}
 
 
 _BY_OPERATION: dict[str, Callable[[Any], dict[str, str]]] = {

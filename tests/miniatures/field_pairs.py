@@ -230,3 +230,22 @@ class QualityAsText(FromTheSpec):
         for block in data["blocks"]:
             block["qualityScore"] = str(block["qualityScore"])
         return data
+
+
+class ChunkIndexAsText(FromTheSpec):
+    """score-labels and rank-order: which chunk a hit or a block is. The program passes on the chunk index
+    as the Node SDK hands an Int64 over, as text (``"0"``): search hits and evidence blocks carry it so.
+    FAILED under the identity rules with the wire error (readings 23), not ERRORED: the seventh fresh set's
+    Node program was ERRORED on every search and failed only under R4's evidence identity."""
+
+    def search(self, request: SearchRequest) -> Any:
+        data = super().search(request).model_dump(by_alias=True)
+        for hit in data["hits"]:
+            hit["chunkIndex"] = str(hit["chunkIndex"])
+        return data
+
+    def lookup(self, request: LookupRequest) -> Any:
+        data = super().lookup(request).model_dump(by_alias=True)
+        for block in data["blocks"]:
+            block["chunkIndex"] = str(block["chunkIndex"])
+        return data
