@@ -56,8 +56,68 @@ def search_truth(
     fused = rrf_fuse(([r.key for r in dense], [r.key for r in bm25]), rrf_k=fusion.rrf_k, limit=oracle.size)
     dense_leg = tuple(r.key for r in oracle.dense_search(request.query_vector, request.k, request.category))
     bm25_only = frozenset(r.key for r in fused[: request.k]) - set(dense_leg)
+    whole = (
+        (oracle.dense_search(request.query_vector, oracle.size, request.category), model.DENSE_TIE, False),
+        (oracle.bm25_search(request.query_text, oracle.size, request.category), BM25_TIE, True),
+    )
+    bounds = _fused_bounds(whole, fusion.sub_limit, fusion.rrf_k)
+    groups, spill = _overlapping(fused, request.k, bounds)
     truth = _truth(fused, request.k, distances, bm25_only, model.FUSED_TIE, relative=True)
-    return replace(truth, dense_leg=dense_leg)
+    return replace(truth, dense_leg=dense_leg, groups=groups, spill=spill)
+
+
+BM25_TIE = 1e-6
+"""BM25 scores closer than this (relative) are a tie: chunks of the same words score the same, and the
+engine returns them in any order (measured: Lite 3.2.2 swaps them between two calls)."""
+
+
+def _fused_bounds(
+    searches: Sequence[tuple[Sequence[Ranked], float, bool]], limit: int, rrf_k: int
+) -> dict[tuple[str, int], tuple[float, float]]:
+    """Each chunk's lowest and highest RRF score over every order its sub-searches may give tied chunks:
+    a chunk tied with others over ranks a..b of a search adds between 1/(k+b) and 1/(k+a); one whose tie
+    group crosses the sub-search limit may be left out of it (0)."""
+    bounds: dict[tuple[str, int], tuple[float, float]] = {}
+    for ranking, tie, relative in searches:
+        for start, end in model.tie_groups(
+            [model.Expected(r.key, r.score) for r in ranking], tie, relative=relative
+        ):
+            if start >= limit:
+                break
+            low = 0.0 if end > limit else 1.0 / (rrf_k + end)
+            high = 1.0 / (rrf_k + start + 1)
+            for entry in ranking[start : min(end, limit)]:
+                was = bounds.get(entry.key, (0.0, 0.0))
+                bounds[entry.key] = (was[0] + low, was[1] + high)
+    return bounds
+
+
+def _overlapping(
+    fused: Sequence[Ranked], k: int, bounds: dict[tuple[str, int], tuple[float, float]]
+) -> tuple[tuple[tuple[int, int], ...], tuple[model.Expected, ...]]:
+    """The tie groups of the fused ranking's first ``k`` (chunks whose possible scores overlap, chained),
+    and the chunks past ``k`` that may take the last group's places (the spill)."""
+
+    def joins(entry: Ranked, floor: float) -> bool:
+        high = bounds.get(entry.key, (entry.score, entry.score))[1]
+        return high >= floor * (1 - model.FUSED_TIE)
+
+    groups: list[tuple[int, int]] = []
+    start, floor = 0, float("inf")
+    head = list(fused[:k])
+    for index, entry in enumerate(head):
+        if index > start and not joins(entry, floor):
+            groups.append((start, index))
+            start, floor = index, float("inf")
+        floor = min(floor, bounds.get(entry.key, (entry.score, entry.score))[0])
+    if head:
+        groups.append((start, len(head)))
+    spill = []
+    for entry in fused[k:]:
+        if not joins(entry, floor):
+            break
+        spill.append(model.Expected(entry.key, entry.score))
+    return tuple(groups), tuple(spill)
 
 
 def _truth(

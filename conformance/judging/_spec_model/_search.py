@@ -56,6 +56,9 @@ class SearchTruth:
     relative_tie: bool = False
     spill: tuple[Expected, ...] = ()  # past the answer's end, tied with its last entry: may take its place
     dense_leg: tuple[ChunkKey, ...] = ()  # hybrid: the dense sub-search's answer at limit k, in its order
+    # Hybrid: the tie groups of ``ranking`` where the oracle knows more than the fused scores: chunks tied in
+    # a sub-search may take each other's ranks there, which moves their fused scores (_truth.py).
+    groups: tuple[tuple[int, int], ...] = ()
 
 
 def tie_groups(
@@ -78,6 +81,8 @@ def _ties(a: float, b: float, tie: float, relative: bool) -> bool:
 
 def truth_ties(truth: SearchTruth) -> list[tuple[int, int]]:
     """The tie groups of ``truth``'s ranking."""
+    if truth.groups:
+        return list(truth.groups)
     return tie_groups(truth.ranking, truth.tie, relative=truth.relative_tie)
 
 
