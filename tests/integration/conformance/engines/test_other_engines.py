@@ -78,7 +78,9 @@ def test_milvus_2_2_16_to_2_3_5_in_place_runs_on_one_data_directory_and_says_wha
     data.mkdir()
     command = [sys.executable, "-m", "conformance.commands._cli", "upgrade", "--in-place-only"]
     command += ["--from", "milvus-2.2.16", "--to", "milvus-2.3.5", "--limit", "2", "--no-progress"]
-    command += ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--open-timeout", "300"]
+    # 2.3.5 on 2.2.16's data opened within five minutes once and did not come up in five minutes another
+    # time (both measured here): past two minutes the test takes CANNOT OPEN, a finding it accepts too.
+    command += ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--open-timeout", "120"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     found = json.loads((tmp_path / "out" / "in-place.json").read_text())
     last = result.stdout.strip().splitlines()[-1]
