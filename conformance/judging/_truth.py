@@ -68,7 +68,7 @@ def search_truth(
 
 BM25_TIE = 1e-6
 """BM25 scores closer than this (relative) are a tie: chunks of the same words score the same, and the
-engine returns them in any order (measured: Lite 3.2.2 swaps them between two calls)."""
+engine may return them in either order (a conforming program's answer and the oracle's differed so)."""
 
 
 def _fused_bounds(
