@@ -101,12 +101,19 @@ class MilvusOracle:
 
     @classmethod
     def ingest(
-        cls, client: MilvusClient, collection: str, corpus: ScenarioCorpus, *, engine: str | None = None
+        cls,
+        client: MilvusClient,
+        collection: str,
+        corpus: ScenarioCorpus,
+        *,
+        engine: str | None = None,
+        seal: bool = False,
     ) -> MilvusOracle:
         """Create ``collection`` (dropping a leftover of the same name) and load the corpus into it.
 
         ``engine`` names the engine (its address): oracles of one process with the same ``engine`` and
-        the same corpus share the engine's answers, as their collections hold the same rows.
+        the same corpus share the engine's answers, as their collections hold the same rows. ``seal``
+        flushes the rows after the insert (for Milvus Lite, which keeps them in memory until asked).
 
         On an engine that refuses a BM25 Function (Milvus 2.3) the collection is built without one:
         :attr:`lacks` then says why, and :meth:`bm25_search` answers from the corpus's advertised
@@ -138,6 +145,8 @@ class MilvusOracle:
         ]
         # One insert: Milvus Lite computes BM25 IDF per segment, and one insert keeps one segment.
         engine_call("the kit's own insert of the corpus", lambda: client.insert(collection, rows))
+        if seal:  # Lite rebuilds unsealed rows' BM25 index on every search (about 10x slower)
+            engine_call("the kit's own seal of its collection", lambda: client.flush(collection))
         engine_call("the kit's own load of its collection", lambda: client.load_collection(collection))
         if engine is None:
             return cls(client, collection, corpus, lacks)

@@ -172,6 +172,7 @@ def rqs_oracle(
         rqs_engine.collection_name(ORACLE_SUFFIX),
         rqs_scenario_corpus,
         engine=rqs_engine.endpoint.uri,
+        seal=rqs_engine.server_version().startswith("milvus_lite"),
     )
     made = pytestconfig.stash[RunResources.key].kit_collections
     name = rqs_engine.collection_name(ORACLE_SUFFIX)

@@ -7,7 +7,7 @@ An ingest replaces every document it holds, in three steps:
 2. **write**: the chunks go in under a new *generation* (the ingest's start in nanoseconds), so no row
    of the stored version is touched;
 3. **commit**: per group of documents (up to 1,024), one delete removes the rows of every other
-   generation.
+   generation; on Milvus Lite the written rows are then sealed (a flush), so searches use built indexes.
 
 Until step 3 reaches a document, its old version is stored whole next to the new rows written so far,
 and a search keeps, per document, only the oldest generation it sees
@@ -97,7 +97,22 @@ def ingest(
         raise
     if not created:  # a collection this store just made holds no other generation
         _commit(store, list(documents), generation)
+    _seal(store)
     return written
+
+
+def _seal(store: StoreParts) -> None:
+    """On Milvus Lite, seal the rows just written, so that searches use built indexes
+    (:attr:`~reference.store._features.EngineFeatures.keeps_writes_in_memory`).
+
+    Lite 3 computes BM25 statistics per sealed segment: each ingest's rows form a segment of their own
+    until Lite merges four of a size, so ingest a corpus in one call where its BM25 ranking matters.
+    """
+    if store._features is not None and store._features.keeps_writes_in_memory:
+        store._call(
+            f"seal the chunks written to collection {store.collection!r}",
+            lambda: store.client.flush(store.collection, timeout=store.deadline_seconds),
+        )
 
 
 def _commit(store: StoreParts, documents: Sequence[str], generation: int) -> None:

@@ -98,6 +98,9 @@ class FakeEngine:
     def delete(self, name: str, *, filter: str, **_: Any) -> None:
         self.calls.append("delete")  # the commit of an ingest: no older generation is stored here
 
+    def flush(self, name: str, **_: Any) -> None:
+        self.calls.append("flush")
+
     def _hits(self) -> list[list[dict[str, Any]]]:
         return [
             [{"id": r["row_key"], "distance": 0.5, "entity": {**r, "dense": list(VECTOR)}} for r in self.rows]
@@ -166,6 +169,20 @@ def test_an_engine_that_keeps_the_flag_but_predates_nullable_fields_is_not_asked
     assert engine.calls[:1] == ["create_collection"]  # one create: the richest variant it may have
     assert not any(f.get("nullable") for f in engine.collections["chunks"]["fields"])
     assert [r["category"] for r in engine.rows] == ["news", ABSENT]
+
+
+@pytest.mark.parametrize(
+    ("version", "seals"),
+    [("milvus_lite-3.2.2", True), ("milvus_lite-2.5.1", True), ("v2.5.16", False), (None, False)],
+)
+def test_each_ingest_seals_its_rows_on_milvus_lite_only(version: str | None, seals: bool) -> None:
+    """Lite keeps rows in memory and rebuilds their BM25 index per search; a server seals by itself and
+    rate-limits flushes. The seal comes after the writes (and the commit's delete), once per ingest."""
+    engine = FakeEngine("full", version=version)
+    store = _store(engine)
+    store.ingest(CHUNKS)  # into the existing collection: the commit deletes the first generation
+    seal = ["flush"] if seals else []
+    assert engine.calls[engine.calls.index("load_collection") + 1 :] == [*seal, "delete", *seal]
 
 
 def test_a_milvus_2_3_that_kept_a_nullable_flag_would_still_be_caught_by_the_kept_schema_check() -> None:
