@@ -5,7 +5,8 @@ Schema (created by :meth:`MilvusKnowledgeStore.ensure_collection`):
 ==============  =====================  ==============================================================
 field           type                   notes
 ==============  =====================  ==============================================================
-row_key         VARCHAR, primary key   ``docId#chunkIndex@generation``: one row per chunk and version
+row_key         VARCHAR, primary key   ``sha256(docId)#chunkIndex@generation``: one row per chunk and
+                                       version (no quote in it: Lite 2.5.1 quotes keys unescaped)
 doc_id          VARCHAR
 chunk_index     INT64
 generation      INT64                  the ingest that wrote the row (its start, in ns since the epoch)
@@ -88,7 +89,7 @@ def category_filter(category: str) -> str:
     nullable fields :data:`ABSENT` (a NUL) marks chunks that have no category at all.
     """
     if "\x00" in category:
-        return f'{KEY_FIELD} == ""'  # every key is "docId#chunkIndex@generation", never empty
+        return f'{KEY_FIELD} == ""'  # every key is "sha256(docId)#chunkIndex@generation", never empty
     return f"{CATEGORY_FIELD} == {quoted(category)}"
 
 

@@ -24,6 +24,7 @@ the same documents deletes them. Ingesting the same input again repairs every st
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -178,9 +179,21 @@ def _delete(store: StoreParts, expr: str) -> Any:
     return store.client.delete(store.collection, filter=expr, timeout=store.deadline_seconds)
 
 
+def _row_key(chunk: Chunk, generation: int) -> str:
+    """The row's primary key: ``sha256(docId)#chunkIndex@generation``, never a quote or backslash.
+
+    Milvus Lite 2.5.1 fetches a hybrid search's output fields with an expression it builds from the
+    hits' keys, ``row_key in ['<key>', ...]``, quotes unescaped: a key holding ``'`` or ``\\``
+    (a docId ``O'Reilly's``) makes it fail to parse and the server die of SIGSEGV. No key is ever read
+    back (replies carry ``doc_id``), so the docId's hex digest keys the row as well as the docId would.
+    """
+    digest = hashlib.sha256(chunk.doc_id.encode()).hexdigest()
+    return f"{digest}#{chunk.chunk_index}@{generation}"
+
+
 def _row(chunk: Chunk, vector: Sequence[float], absent: str | None, generation: int) -> dict[str, Any]:
     return {
-        KEY_FIELD: f"{chunk.evidence_key}@{generation}",
+        KEY_FIELD: _row_key(chunk, generation),
         DOC_FIELD: chunk.doc_id,
         INDEX_FIELD: chunk.chunk_index,
         GEN_FIELD: generation,

@@ -202,6 +202,28 @@ def test_lookup_gives_the_same_evidence_on_every_engine(
         assert got.result.relevance_level == want.result.relevance_level
 
 
+def test_a_docid_holding_a_quote_or_a_backslash_survives_a_hybrid_search_on_lite_2_5_1() -> None:
+    """Lite 2.5.1 fetches a hybrid search's output fields with ``<pk> in ['<key>', ...]``, built from the
+    hits' keys with quotes unescaped: a row key holding ``'`` or ``\\`` killed its server (SIGSEGV).
+    The store's row keys hold neither, whatever the docId."""
+    from reference.store._ingest import Chunk
+
+    store = MilvusKnowledgeStore.connect(local_engine_uri("lite-2.5.1"), collection="engines_quotes", dim=DIM)
+    docs = ["O'Reilly's", "C:\\temp\\new"]
+    try:
+        store.drop()
+        store.ingest(
+            Chunk(doc_id=doc, chunk_index=0, text=f"quoted harbor {i}", vector=QUERY_VECTOR)
+            for i, doc in enumerate(docs)
+        )
+        hits = store.search("quoted harbor", QUERY_VECTOR, mode="hybrid", k=5)
+        assert sorted(h.doc_id for h in hits) == sorted(docs)
+        assert store.count() == len(docs)  # the engine still answers
+    finally:
+        store.drop()
+        store.close()
+
+
 # -- the kit on each engine ------------------------------------------------------------------------------
 
 SELECT = (
