@@ -2,9 +2,9 @@
 
 What a user reads off either command's output, reduced to values two runs can be compared on: every
 metric and gate figure, the per-query metrics, and the TREC files (their SHA-256; the qrels as a set
-of lines, since only their order may differ). ``tests/data/figures_9e88514.json`` holds these figures
-as computed by the kit at commit 9e88514 (before the evaluation stack was shared), by running
-``python -m tests.integration.evaluation._figures REF_OUT UPGRADE_OUT`` on the outputs of
+of lines, since only their order may differ). ``tests/data/figures_<commit>.json`` holds these figures
+as computed by the kit at that commit, by running
+``python -m tests.integration.evaluation._figures REF_OUT UPGRADE_OUT COMMIT`` on the outputs of
 ``rag-reference evaluate --out REF_OUT`` and
 ``rag-conformance upgrade --from lite --to lite --no-suite --out UPGRADE_OUT`` at that commit.
 """
@@ -73,7 +73,7 @@ def upgrade_figures(out: Path) -> dict[str, Any]:
 
 if __name__ == "__main__":
     figures = {
-        "commit": "9e88514",
+        "commit": sys.argv[3],
         "evaluate": evaluate_figures(Path(sys.argv[1])),
         "upgrade": upgrade_figures(Path(sys.argv[2])),
     }
