@@ -8,7 +8,8 @@ kit's own call got); every later scenario that needs Milvus is NOT JUDGED at onc
 implementation; the scenarios that need no engine still run and are judged; and the run ends NOT JUDGED
 (``rag-conformance run`` exits 2) with everything judged before the loss in its report. After the loss,
 what fails while tearing down (collections that cannot be dropped from an engine that is gone) is a
-warning, not an error of the last scenario.
+warning, not an error of the last scenario; an engine lost during a teardown (found by the same short
+question) is the run's loss in the same way.
 
 An engine that is up but answers errors is not the implementation's fault either. The kit's own calls
 (the oracle's searches) and the implementation's search and lookup calls are asked again once when
@@ -105,11 +106,28 @@ class EngineWatch:
         try:
             return (yield)
         except Exception as exc:
-            if self._outcomes.lost_engine is None or item.get_closest_marker("rqs_id") is None:
+            if item.get_closest_marker("rqs_id") is None:
                 raise
+            if self._outcomes.lost_engine is None:
+                problem = self._lost_while_tearing_down(exc)
+                if problem is None:
+                    raise
+                self._outcomes.engine_lost(self._reason(item, f"{problem} (while tearing down)"))
+                self._resources.abandon_engine("it was lost")
             for part in _leaves(exc):
                 self._outcomes.warn(f"after the engine was lost, tearing down: {one_line(part)}")
             return None
+
+    def _lost_while_tearing_down(self, exc: BaseException) -> str | None:
+        """Whether the engine stopped answering while a scenario tore down (the session's teardown, after
+        the last scenario, closes the implementation and drops the run's collections): asked once,
+        briefly; once the run's engine is closed, a call of the kit's own that got no answer says so."""
+        problem = self._resources.engine_unreachable()
+        if problem is not None or self._resources.engine_open:
+            return problem
+        unanswered = (EngineDeadlineError, EngineUnavailableError)
+        kit_call = next((e for e in _causes(exc) if isinstance(e, unanswered)), None)
+        return None if kit_call is None else f"the kit's own call got no answer: {one_line(kit_call)}"
 
     def _cut_off(self, item: pytest.Item) -> None:
         """Once the engine is lost, a scenario that needs it is NOT JUDGED before anything is asked."""

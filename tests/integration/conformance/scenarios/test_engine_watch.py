@@ -162,6 +162,74 @@ def test_the_scenarios_after_a_lost_engine_are_not_judged_and_the_rest_still_are
     result.stdout.fnmatch_lines(["TOTAL * 2 * 1 * 0 * 3 * 1 * NOT JUDGED", "NOT JUDGED: Milvus was lost *"])
 
 
+TEARDOWN_FEATURE = """\
+@req:mini
+Feature: Miniature requirement SHALL hold
+  @id:engine-dies-in-teardown @needs:search
+  Scenario: The engine dies while a scenario tears down
+    Given a resource given back to the engine when its scope ends
+    Then the engine lists its collections
+
+  @id:search-after @needs:search
+  Scenario: A search after the first scenario
+    Then the engine lists its collections
+"""
+
+TEARDOWN_STEPS = """\
+import os
+import signal
+
+import pytest
+from pytest_bdd import given, scenarios, then
+
+scenarios("teardown.feature")
+
+
+@pytest.fixture(scope="{scope}")
+def given_back(rqs_engine):
+    yield
+    os.killpg(rqs_engine.pid, signal.{signal})  # the engine goes while this scope tears down
+    rqs_engine.client().list_collections(timeout=3)
+
+
+@given("a resource given back to the engine when its scope ends")
+def _(given_back):
+    pass
+
+
+@then("the engine lists its collections")
+def _(rqs_engine):
+    rqs_engine.client().list_collections(timeout=3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("scope", "signal", "after", "verdict"),
+    [
+        # killed in the first scenario's teardown: the next scenario is cut off
+        ("function", "SIGKILL", "not_judged", "NOT JUDGED"),
+        # frozen in the session's teardown, after every scenario was judged: the verdict stands
+        ("session", "SIGSTOP", "passed", "CONFORMS"),
+    ],
+)
+def test_an_engine_lost_while_tearing_down_is_the_runs_loss_not_a_scenarios_error(
+    pytester: pytest.Pytester, scope: str, signal: str, after: str, verdict: str
+) -> None:
+    steps = TEARDOWN_STEPS.replace("{scope}", scope).replace("{signal}", signal)
+    pytester.makefile(".feature", teardown=TEARDOWN_FEATURE)
+    pytester.makepyfile(test_mini=steps, searcher=ADAPTER)
+    pytester.syspathinsert()
+    result = pytester.runpytest("test_mini.py", "--rqs-adapter", "searcher:Searcher", "--rqs-report", "out")
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    status = {s["id"]: s["status"] for s in report["scenarios"]}
+    assert status == {"engine-dies-in-teardown": "passed", "search-after": after}
+    assert report["verdict"] == verdict
+    assert result.ret == (pytest.ExitCode.USAGE_ERROR if after == "not_judged" else pytest.ExitCode.OK)
+    if after == "not_judged":
+        assert "while tearing down" in report["reason"]
+    assert any(w.startswith("after the engine was lost, tearing down: ") for w in report["warnings"])
+
+
 @pytest.fixture(scope="module")
 def engine() -> Iterator[Engine]:
     with start_engine("lite") as started:
