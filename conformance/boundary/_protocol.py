@@ -314,6 +314,8 @@ class EngineFacts(Wire):
     nullable_fields: bool | None = None
     index_types: tuple[str, ...] = ()
     filter_literals: str | None = None
+    # Whether a filter literal can match a category holding a newline (False: no literal can, here).
+    newline_categories: bool | None = None
     docs: str = "docs/engines.md"
 
 

@@ -113,11 +113,7 @@ def _retry_lookups(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> list[dict[st
       highly-relevant thresholds 1: no distance above 0 reaches them).
     """
     out: list[dict[str, object]] = []
-    sizes: dict[str, int] = {}
-    for c in kb.chunks:
-        if c.category is not None:
-            sizes[c.category] = sizes.get(c.category, 0) + 1
-    largest = max(sorted(sizes), key=lambda c: sizes[c])
+    largest = _largest_category(kb)
     q = hybrid[0]
     blank, nearest = _blank_near_a_category(kb, hybrid)
     for mode in ("dense", "hybrid"):
@@ -148,7 +144,7 @@ def _blank_near_a_category(kb: KnowledgeBase, hybrid: Sequence[KbQuery]) -> tupl
     blank_text = blanks[0].text if blanks else _knowledge_base._BLANKS[0]
     for query in [*blanks, *hybrid]:
         nearest = kb.chunks[int(np.argmin(((vectors - np.asarray(query.vector)) ** 2).sum(axis=1)))]
-        if nearest.category is not None:
+        if nearest.category in kb.categories:  # filed, under a category requests filter by
             return replace(query, text=blank_text, shape="blank"), nearest
     raise AssertionError(f"seed {kb.seed}: no hybrid query's nearest chunk has a category")
 
@@ -184,9 +180,10 @@ def _pair_queries(kb: KnowledgeBase) -> tuple[KbQuery, KbQuery, KbQuery]:
 
 
 def _largest_category(kb: KnowledgeBase) -> str:
+    """The category (of those requests filter by) that most chunks carry."""
     sizes: dict[str, int] = {}
     for c in kb.chunks:
-        if c.category is not None:
+        if c.category is not None and c.category in kb.categories:
             sizes[c.category] = sizes.get(c.category, 0) + 1
     return max(sorted(sizes), key=lambda c: sizes[c])
 

@@ -27,11 +27,11 @@ import random
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..boundary._protocol import CorpusChunk
+from ..boundary._protocol import CorpusChunk, EngineFacts
 from ._hostile_part import hostile_chunks, tie_pairs
 
 __all__ = [
@@ -130,6 +130,14 @@ class KnowledgeBase:
     @property
     def max_k(self) -> int:
         return _MAX_K
+
+    def filtered_on(self, facts: EngineFacts | None) -> KnowledgeBase:
+        """This knowledge base as a run filters it on the engine ``facts`` describe: ``categories`` (the
+        ones requests filter by) without those no filter literal can match there, a category holding a
+        newline on Milvus Lite 2.5.1 (``docs/engines.md``). Their chunks stay, found unfiltered."""
+        if facts is None or facts.newline_categories is not False:
+            return self
+        return replace(self, categories=tuple(c for c in self.categories if "\n" not in c))
 
 
 def generate(seed: int, *, scenario_dim: int, scenario_vectors: Sequence[Sequence[float]]) -> KnowledgeBase:

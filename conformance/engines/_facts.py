@@ -60,6 +60,7 @@ def _lite3(version: str) -> EngineFacts:
         # Every name is accepted, and its build parameters ignored: the search is exact whatever it says.
         index_types=_ALL_SERVER_INDEXES,
         filter_literals=NO_UNICODE_ESCAPE_LITERAL,
+        newline_categories=True,
         docs="docs/engines.md#milvus-lite-3x",
     )
 
@@ -77,6 +78,7 @@ def _lite251(version: str) -> EngineFacts:
         nullable_fields=False,
         index_types=("FLAT", "IVF_FLAT", "AUTOINDEX"),
         filter_literals=ESCAPED_LITERAL,
+        newline_categories=False,
         docs="docs/engines.md#milvus-lite-251",
     )
 
@@ -94,6 +96,7 @@ def _server(version: str, line: tuple[int, int]) -> EngineFacts:
         nullable_fields=modern,
         index_types=_ALL_SERVER_INDEXES,
         filter_literals=JSON_LITERAL,  # measured on 2.3.5, the oldest line the kit starts
+        newline_categories=True,
         docs="docs/engines.md#milvus-235" if line == (2, 3) else "docs/engines.md#a-server-by-uri",
     )
 

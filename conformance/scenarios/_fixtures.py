@@ -208,11 +208,22 @@ def rqs_corpus(
 
 
 @pytest.fixture
-def rqs_knowledge_base(rqs_corpus: ScenarioCorpus) -> KnowledgeBase:
-    """The generated part of the corpus the implementation prepared."""
+def rqs_knowledge_base(
+    request: pytest.FixtureRequest, rqs_corpus: ScenarioCorpus, rqs_adapter_endpoint: MilvusEndpoint
+) -> KnowledgeBase:
+    """The generated part of the corpus the implementation prepared, as requests filter it on this
+    engine: a category no filter literal can match there is not asked (the scenario notes which)."""
     if rqs_corpus.knowledge_base is None:
         raise ConformanceError("kit bug: the run's corpus was built without its knowledge base (no seed)")
-    return rqs_corpus.knowledge_base
+    full = rqs_corpus.knowledge_base
+    kb = full.filtered_on(rqs_adapter_endpoint.engine)
+    facts = rqs_adapter_endpoint.engine
+    if facts is not None and (unasked := [c for c in full.categories if c not in kb.categories]):
+        request.node.stash.setdefault(NOTES, []).append(
+            f"not asked as a category filter: {', '.join(map(repr, unasked))}; no literal matches a "
+            f"newline on {facts.version} ({facts.docs})"
+        )
+    return kb
 
 
 # -- the judge ------------------------------------------------------------------------------------------

@@ -189,3 +189,26 @@ def test_the_low_quality_retry_finds_the_filtered_attempts_best_chunk_first(seed
         first, second = np.sort(distances)[:2]
         assert second - first >= 1e-4, "the best chunk is no tie"
         assert chunks[int(np.argmin(distances))].category == lookup.category
+
+
+@pytest.mark.parametrize("seed", [*SEEDS, 3831161434, 20, 28])
+def test_on_an_engine_that_cannot_match_a_newline_no_request_filters_by_one(seed: int) -> None:
+    """Milvus Lite 2.5.1 reads no literal as a newline (docs/engines.md): a filter by such a category
+    finds nothing there, whatever the implementation does, so the run does not ask it. Every other
+    category is still asked in both modes, and the low-quality retry pair keeps its filtered category."""
+    from conformance.engines._facts import engine_facts
+
+    full = build_corpus(seed=seed).knowledge_base
+    assert full.filtered_on(engine_facts("milvus_lite-3.2.2")) is full
+    assert full.filtered_on(engine_facts("v2.5.4")) is full
+    kb = full.filtered_on(engine_facts("milvus_lite-2.5.1"))
+    assert "line\nbreak" in full.categories  # the hostile catalogue's newline, every run
+    assert set(kb.categories) == {c for c in full.categories if "\n" not in c}
+    assert kb.chunks == full.chunks  # its chunks stay, found by unfiltered requests
+    searches = [SearchRequest(**e) for e in explicit_searches(kb)]
+    lookups = [LookupRequest(**e) for e in explicit_lookups(kb)]
+    asked = {r.category for r in [*searches, *lookups] if r.category is not None}
+    assert not any("\n" in c for c in asked)
+    assert set(kb.categories) <= asked
+    low = [lk for lk in lookups if lk.config.reference_threshold == 1.0 and lk.category is not None]
+    assert {lk.mode for lk in low} == {"dense", "hybrid"}
