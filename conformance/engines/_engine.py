@@ -118,6 +118,7 @@ class Engine:
         pid: int | None = None,
         startup_seconds: float = 0.0,
         fixed_version: bool = False,
+        log_tail: Callable[[], str] | None = None,
     ) -> None:
         self.backend = backend
         self.endpoint = endpoint
@@ -129,6 +130,7 @@ class Engine:
         self._client = client
         self._stop = stop
         self._disposable = disposable
+        self._log_tail = log_tail  # the last lines of the server's log, while the kit keeps it
         self._timeout = timeout
         self._closed = False
         self._closing = False
@@ -181,6 +183,12 @@ class Engine:
     def closed(self) -> bool:
         """Whether :meth:`close` has run."""
         return self._closed
+
+    def server_log_tail(self) -> str | None:
+        """The last lines of the log of the server the kit started for this engine (Lite, a local
+        server), read before :meth:`close` removes it with the server's work dir; None for an engine
+        reached by URI or run in a container (its log is the operator's, or Docker's)."""
+        return self._log_tail() if self._log_tail is not None else None
 
     def collection_name(self, suffix: str) -> str:
         """``prefix + suffix`` with every character Milvus rejects replaced by ``_``.

@@ -167,5 +167,6 @@ def _wait_ready(server: _LiteProcess, *, prefix: str, started: float, deadline: 
                 disposable=owned,
                 pid=server.proc.pid,
                 startup_seconds=time.monotonic() - started,
+                log_tail=server.log_tail,
             )
         time.sleep(0.05)

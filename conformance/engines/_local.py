@@ -279,6 +279,7 @@ def start_local_engine(
             pid=server.proc.pid,
             startup_seconds=time.monotonic() - started,
             fixed_version=server.direct,
+            log_tail=server.log_tail,
         )
     except BaseException:
         server.stop()

@@ -198,6 +198,9 @@ class RunResources:
 
         after = "the engine was lost" if self._outcomes.lost_engine is not None else "the interrupt"
         left = engine.abandoned and not engine.disposable
+        if self._outcomes.lost_engine is not None and (tail := engine.server_log_tail()):
+            # Closing removes a server the kit started with its work dir, log included: keep its end.
+            self._outcomes.warn(f"the engine's server log ended (before the kit stopped it) with:\n{tail}")
         try:
             engine.close(timeout=PROBE_SECONDS)
         except ConformanceError as exc:

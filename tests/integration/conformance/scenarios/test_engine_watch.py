@@ -155,6 +155,9 @@ def test_the_scenarios_after_a_lost_engine_are_not_judged_and_the_rest_still_are
         "memory, disk, the network to it) and run again"
     )
     assert report["verdict"] == "NOT JUDGED"
+    # The server the kit started goes with its work dir at the end: what its log last said is kept.
+    [log] = [w for w in report["warnings"] if w.startswith("the engine's server log ended")]
+    assert len(log.splitlines()) > 1, log
     verdicts = {row["requirement_id"]: row["verdict"] for row in report["requirements"]}
     assert verdicts == {"mini": "DOES NOT CONFORM", "later": "NOT JUDGED"}
     asked = (pytester.path / "asked.txt").read_text().split()
