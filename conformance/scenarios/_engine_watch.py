@@ -123,7 +123,7 @@ class EngineWatch:
         the last scenario, closes the implementation and drops the run's collections): asked once,
         briefly; once the run's engine is closed, a call of the kit's own that got no answer says so."""
         problem = self._resources.engine_unreachable()
-        if problem is not None or self._resources.engine_open:
+        if problem is not None or self._resources.engine_started:
             return problem
         unanswered = (EngineDeadlineError, EngineUnavailableError)
         kit_call = next((e for e in _causes(exc) if isinstance(e, unanswered)), None)

@@ -215,9 +215,8 @@ def rqs_knowledge_base(
     engine: a category no filter literal can match there is not asked (the scenario notes which)."""
     if rqs_corpus.knowledge_base is None:
         raise ConformanceError("kit bug: the run's corpus was built without its knowledge base (no seed)")
-    full = rqs_corpus.knowledge_base
-    kb = full.filtered_on(rqs_adapter_endpoint.engine)
-    facts = rqs_adapter_endpoint.engine
+    full, facts = rqs_corpus.knowledge_base, rqs_adapter_endpoint.engine
+    kb = full.filtered_on(facts)
     if facts is not None and (unasked := [c for c in full.categories if c not in kb.categories]):
         request.node.stash.setdefault(NOTES, []).append(
             f"not asked as a category filter: {', '.join(map(repr, unasked))}; no literal matches a "

@@ -114,11 +114,6 @@ class RunResources:
         """What the implementation says about itself, once loaded; None before."""
         return self._loaded[1] if self._loaded is not None else None
 
-    @property
-    def engine_open(self) -> bool:
-        """Whether the run's engine is started and not yet closed (the session's teardown closes it)."""
-        return self._engine is not None
-
     def engine_unreachable(self, timeout: float | None = None) -> str | None:
         """Whether the kit itself still reaches the run's engine: None if it answers a short call through
         the kit's own client (or no engine was started), else what that call got."""
