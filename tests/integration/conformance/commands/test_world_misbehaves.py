@@ -26,6 +26,7 @@ import pytest
 from conformance.engines import Engine, start_engine
 from conformance.stdio._process import CHILD_MARK, ChildProcess
 
+from ..._signals import with_sigint_default
 from ..engines._erring_engine import REASON, ErringEngine
 from .test_cli_exit_codes import CLI, ROOT, rag_conformance
 
@@ -73,14 +74,12 @@ def _signalled_run(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
     proc = subprocess.Popen(
-        [*command, "run", *args],
+        with_sigint_default([*command, "run", *args]),
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # As from a terminal or a CI runner: an xdist worker ignores SIGINT, and a child inherits that.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     when(proc)
     sent = time.monotonic()

@@ -26,6 +26,7 @@ import pytest
 from conformance.engines import EngineUnavailableError, start_engine
 from conformance.engines._container_sweep import LABEL_KIT, LABEL_PID, KitContainer, kit_containers
 from tests.container_image import built_image, docker_or_skip
+from tests.integration._signals import with_sigint_default
 
 pytestmark = pytest.mark.docker
 
@@ -150,14 +151,11 @@ def test_a_signal_mid_run_removes_the_container(
 ) -> None:
     command = [sys.executable, "-m", "conformance.commands._cli", "run", "--milvus", f"container:{image}"]
     proc = subprocess.Popen(
-        [*command, "--report", str(tmp_path / "r")],
+        with_sigint_default([*command, "--report", str(tmp_path / "r")]),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # A child inherits an ignored SIGINT (a job started in the background by a shell without job
-        # control, as some CI runners start theirs), and the kit rightly leaves an ignored signal alone.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
 
