@@ -336,10 +336,13 @@ def _dense_map(pairs: Sequence[tuple[float, float | None, Hit]], fused: Mapping[
     keyed = [(d, fused[_key(h)]) for d, s, h in pairs if s is not None and _key(h) in fused]
     if not any(d1 < d2 and f1 < f2 for d1, f1 in keyed for d2, f2 in keyed):
         return False
-    ordered = sorted((d, s) for d, s, _ in pairs if s is not None)
-    distinct = [(d1, s1, d2, s2) for (d1, s1), (d2, s2) in pairwise(ordered) if d2 - d1 > DISTANCE_TOLERANCE]
-    if len(distinct) < 2:
+    scored = [(d, s) for d, s, _ in pairs if s is not None]
+    # Every pair whose distances differ beyond the tolerance, not only neighbours in distance order: a
+    # near-tie is not transitive, so a hit a hair from its neighbour must still be compared with the rest.
+    steps = sum(d2 - d1 > DISTANCE_TOLERANCE for d1, d2 in pairwise(sorted(d for d, _ in scored)))
+    if steps < 2:  # fewer than three distinct distances: too few to call it a function of them
         return False
-    rising = all(s2 > s1 for _, s1, _, s2 in distinct)
-    falling = all(s2 < s1 for _, s1, _, s2 in distinct)
+    distinct = [(s1, s2) for d1, s1 in scored for d2, s2 in scored if d2 - d1 > DISTANCE_TOLERANCE]
+    rising = all(s2 > s1 for s1, s2 in distinct)
+    falling = all(s2 < s1 for s1, s2 in distinct)
     return rising or falling

@@ -150,6 +150,29 @@ def test_a_hybrid_answer_that_is_the_dense_leg_alone_is_the_hybrid_queries_fault
     assert "the dense search's alone" in str(found[0].expected)
 
 
+def test_a_reversed_fused_scale_is_not_a_function_of_the_distance_across_a_near_tie() -> None:
+    """Negated fused scores where one both-legs hit lies a hair (within the distance tolerance) from a
+    dense-only hit: compared only with its neighbours in distance order, the rest read as rising with the
+    distance; compared with every hit, it is not (selftest seed 258532458 found this at rrfK 10000)."""
+    dense_only = [(f"n{i}", 0.1 * (i + 1)) for i in range(5)]  # fused order = dense order among these
+    both = ("top", dense_only[-1][1] + 1e-5)  # fused first, dense last, 1e-5 from its dense neighbour
+    distances = {(doc, 0): d for doc, d in [*dense_only, both]}
+    ranked = [both[0], *(doc for doc, _ in dense_only)]
+    scores = [2 / 10_001, *(1 / (10_001 + i) for i in range(1, 6))]
+    truth = model.SearchTruth(
+        tuple(model.Expected((doc, 0), s) for doc, s in zip(ranked, scores, strict=True)), distances
+    )
+    negated = tuple(
+        hit(doc, rank, -score, "hybrid")
+        for rank, (doc, score) in enumerate(zip(ranked, scores, strict=True), start=1)
+    )
+    found = model.check_search(search("hybrid", rrf_k=10_000), SearchReply(hits=negated), truth)
+    assert rules(found) == {"hybrid-score-scale"}  # another scale: noted, not R2's dense L2
+    from_distance = tuple(h.model_copy(update={"score": distances[(h.doc_id, 0)]}) for h in negated)
+    found = model.check_search(search("hybrid", rrf_k=10_000), SearchReply(hits=from_distance), truth)
+    assert "hybrid-score" in rules(found)  # the scores are the distance itself: still caught
+
+
 def test_tied_expected_scores_may_come_in_either_order() -> None:
     tied = model.SearchTruth((model.Expected(("a", 0), 0.5), model.Expected(("b", 0), 0.5)), DISTANCES)
     reply = SearchReply(hits=(hit("b", 1, 0.5, "hybrid"), hit("a", 2, 0.5, "hybrid")))
