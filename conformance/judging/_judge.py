@@ -476,11 +476,18 @@ class _Recording:
 
 
 def _extra_fields(value: Any, path: str = "") -> Iterator[str]:
+    """The dotted paths of the fields the protocol does not know, in ``value`` and everything it holds."""
     if isinstance(value, BaseModel):
         for name in value.model_extra or {}:
             yield f"{path}{name}"
         for name in type(value).model_fields:
-            yield from _extra_fields(getattr(value, name), f"{path}{name}.")
+            field = getattr(value, name)
+            if isinstance(field, _NESTED):  # not into the numbers and texts, a reply's bulk (vectors)
+                yield from _extra_fields(field, f"{path}{name}.")
     elif isinstance(value, tuple | list):
         for item in value:
-            yield from _extra_fields(item, path.rstrip(".") + "[].")
+            if isinstance(item, _NESTED):
+                yield from _extra_fields(item, path.rstrip(".") + "[].")
+
+
+_NESTED = (BaseModel, tuple, list)

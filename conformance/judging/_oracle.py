@@ -94,7 +94,8 @@ class MilvusOracle:
         """Engine features the oracle could not use (``"bm25"``), each with what the engine said."""
         chunks = corpus.corpus.chunks
         self._keys: list[ChunkKey] = [(c.doc_id, c.chunk_index) for c in chunks]
-        self._vectors = [c.vector for c in chunks]
+        # One float32 matrix, made once: every truth the oracle computes starts from a brute-force L2.
+        self._vectors = np.asarray([c.vector for c in chunks], dtype=np.float32)
         # The collection never changes after ingest: the engine's answers are kept, so the many scenarios
         # asking about the same question cost one engine search each (``answers``: kept with others').
         self._answers: dict[tuple[object, ...], list[Ranked]] = {} if answers is None else answers

@@ -136,7 +136,8 @@ def _labels(request: SearchRequest, hits: Sequence[Hit]) -> list[Violation]:
     # canonicalize to hybrid"): the hits without one keep their label. Mislabelled hits without a
     # distance (labels by the leg that found a hit, say) break R1's own sentence.
     by_distance = request.mode == "hybrid" and all(h.dense_distance is not None for h in wrong)
-    by_distance = by_distance and any(h.dense_distance is None for h in hits if h not in wrong)
+    mislabelled = {id(h) for h in wrong}  # by identity: comparing hits field by field costs O(n^2)
+    by_distance = by_distance and any(h.dense_distance is None for h in hits if id(h) not in mislabelled)
     for hit in hits:
         item = f"{request.mode} hit {_show(_key(hit))}"
         if canonical(hit.score_label) != request.mode:
