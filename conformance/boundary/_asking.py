@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from ._describe import describe_call
 from ._errors import AdapterCallError, ConformanceError, InvalidReplyError
 from ._protocol import REPLY_TYPES, Implementation, Real, _real, wrong_number_types
+from ._signals import raise_swallowed
 from ._tally import count_call
 
 __all__ = ["ask"]
@@ -26,6 +27,7 @@ def ask(implementation: Implementation, operation: str, *args: Any) -> Any:
         raise ConformanceError(
             f"kit bug: {operation!r} is not a question of the Protocol ({sorted(REPLY_TYPES)})"
         )
+    raise_swallowed()  # a Ctrl-C lost in a destructor or gc callback stops the run here, before the call
     expect = REPLY_TYPES[operation]
     name = _name(implementation)
     count_call(operation)  # the scenario's true count of calls, for the report

@@ -11,6 +11,7 @@ with none of that.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,9 +23,12 @@ __all__ = [
     "Interrupted",
     "interrupting_signals",
     "is_ours",
+    "keeping_swallowed_interrupts",
     "note_received",
+    "raise_swallowed",
     "received",
     "signal_of",
+    "take_swallowed",
 ]
 
 STOP_SIGNALS: tuple[int, ...] = tuple(
@@ -76,6 +80,45 @@ def is_ours(handler: Callable[..., Any] | int | None) -> bool:
     return bool(getattr(handler, "rqs_stop_handler", False))
 
 
+_SWALLOWED: list[int] = []
+"""Stop signals whose interrupt Python swallowed: a handler runs wherever the main thread is, and an
+exception raised in a destructor or a gc callback (Hypothesis keeps one) only reaches
+``sys.unraisablehook``. The command then carried on as though no signal had come."""
+
+
+def take_swallowed() -> int | None:
+    """The signal of an interrupt Python swallowed (see :data:`_SWALLOWED`), if any; forgotten once taken."""
+    signum = _SWALLOWED[0] if _SWALLOWED else None
+    _SWALLOWED.clear()
+    return signum
+
+
+def raise_swallowed() -> None:
+    """Raise again, here, where it can reach the command, the interrupt of a signal Python swallowed."""
+    signum = take_swallowed()
+    if signum is not None:
+        raise Interrupted(signum)
+
+
+@contextmanager
+def keeping_swallowed_interrupts() -> Iterator[None]:
+    """Inside, an interrupt Python swallows is kept for :func:`raise_swallowed` instead of printed."""
+
+    def keep(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _SWALLOWED.append(signal_of(unraisable.exc_value))
+        else:
+            previous(unraisable)
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = keep
+    try:
+        yield
+    finally:
+        if sys.unraisablehook is keep:  # another hook put on top since stays (it chains to ours)
+            sys.unraisablehook = previous
+
+
 @contextmanager
 def interrupting_signals() -> Iterator[None]:
     """Inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (on the main thread, where nobody
@@ -83,6 +126,7 @@ def interrupting_signals() -> Iterator[None]:
     after."""
     previous: dict[int, Any] = {}
     _RECEIVED.clear()  # a signal an earlier command of this process got is not this one's
+    _SWALLOWED.clear()
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             current = signal.getsignal(signum)
@@ -90,7 +134,8 @@ def interrupting_signals() -> Iterator[None]:
                 previous[signum] = current
                 signal.signal(signum, _raise_interrupted)
     try:
-        yield
+        with keeping_swallowed_interrupts():
+            yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -24,7 +24,7 @@ def run_command(command: str, call: Callable[[], int]) -> int:
     interrupts; what it returns, or the exit code of how it ended."""
     from ..boundary._atomic import OutputNotWrittenError
     from ..boundary._redact import redacting_output
-    from ..boundary._signals import interrupting_signals, received, signal_of
+    from ..boundary._signals import interrupting_signals, received, signal_of, take_swallowed
 
     with redacting_output(), interrupting_signals():
         try:
@@ -48,6 +48,11 @@ def run_command(command: str, call: Callable[[], int]) -> int:
                 file=sys.stderr,
             )
             code = 128 + signum
+        swallowed = take_swallowed()  # a signal whose interrupt Python swallowed after the last safe point
+        if swallowed is not None and code < 128:
+            code = 128 + swallowed
+            name = signal.Signals(swallowed).name
+            print(f"rag-conformance {command}: interrupted ({name}). Exit code {code}", file=sys.stderr)
     if received() is not None:
         # Stopped by a signal, with everything said, written and stopped: interpreter exit must not then
         # wait on what a frozen engine holds (gRPC's threads and its shutdown took seconds more).

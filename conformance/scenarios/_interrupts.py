@@ -14,6 +14,7 @@ an error while closing after a signal is a warning in the report, not a tracebac
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from collections.abc import Generator
@@ -22,7 +23,13 @@ from typing import Any
 
 import pytest
 
-from ..boundary._signals import Interrupted, is_ours, note_received
+from ..boundary._signals import (
+    Interrupted,
+    is_ours,
+    keeping_swallowed_interrupts,
+    note_received,
+    take_swallowed,
+)
 from ..reporting._outcomes import OutcomeCollector
 from ._resources import one_line
 
@@ -44,6 +51,7 @@ class InterruptGuard:
         self._outcomes = outcomes
         self._previous: dict[int, Any] = {}
         self._signalled = False
+        self._keeping = contextlib.ExitStack()
 
     def install(self) -> None:
         """Take the signals, where this is the main thread and nobody else has claimed them (the command
@@ -56,11 +64,13 @@ class InterruptGuard:
                 continue  # an embedding program's own handler (or an ignored signal) stays as it is
             self._previous[signum] = current
             signal.signal(signum, self._on_signal)
+        self._keeping.enter_context(keeping_swallowed_interrupts())
 
     def uninstall(self) -> None:
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
+        self._keeping.close()
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         if self._signalled:
@@ -68,6 +78,26 @@ class InterruptGuard:
         self._signalled = True
         note_received(signum)
         raise RunInterrupted(signum)
+
+    # A handler runs wherever the main thread is: in a destructor or a gc callback, its interrupt is
+    # swallowed (Python only hands it to sys.unraisablehook) and the run would carry on to a verdict.
+    # Kept, it is raised again at the next scenario, step or call of the implementation (``ask``).
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._raise_swallowed()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        self._raise_swallowed()
+
+    def pytest_bdd_before_step(self) -> None:
+        self._raise_swallowed()
+
+    def _raise_swallowed(self) -> None:
+        signum = take_swallowed()
+        if signum is not None:
+            raise RunInterrupted(signum)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # pytest's terminal reporter renders the interrupt's whole traceback, with every frame's
@@ -89,6 +119,12 @@ class InterruptGuard:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
+        signum = take_swallowed()
+        if signum is not None and self._outcomes.interruption is None:
+            # Swallowed after the last scenario (in a teardown): the run still ends as the signal says.
+            self._outcomes.pytest_keyboard_interrupt(
+                pytest.ExceptionInfo.from_exception(RunInterrupted(signum))
+            )
         try:
             return (yield)
         except Exception as exc:

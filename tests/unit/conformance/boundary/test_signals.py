@@ -4,6 +4,7 @@ the handlers are as they were after it."""
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -55,3 +56,39 @@ def test_a_signal_someone_else_claimed_stays_theirs() -> None:
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+class _RaisesInItsDestructor:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def __del__(self) -> None:
+        raise self.exc
+
+
+def test_an_interrupt_python_swallows_is_kept_and_raised_again_at_the_next_call() -> None:
+    from conformance.boundary._asking import ask
+
+    class Normalizer:
+        def quality_score(self, request: object) -> float:
+            return 0.5
+
+    seen: list[BaseException] = []
+
+    def mine(unraisable: object) -> None:
+        seen.append(unraisable.exc_value)  # type: ignore[attr-defined]
+
+    previous, sys.unraisablehook = sys.unraisablehook, mine
+    try:
+        with _signals.keeping_swallowed_interrupts():
+            _RaisesInItsDestructor(ValueError("not an interrupt"))  # dropped at once: its __del__ runs
+            _RaisesInItsDestructor(Interrupted(signal.SIGTERM))
+            assert [type(e) for e in seen] == [ValueError]  # other unraisables go where they went
+            with pytest.raises(Interrupted) as raised:
+                ask(Normalizer(), "quality_score", None)  # a safe point: before the call
+            assert raised.value.signum == signal.SIGTERM
+            assert _signals.take_swallowed() is None  # raised once, then forgotten
+        assert sys.unraisablehook is mine  # the hook that was there is back
+    finally:
+        sys.unraisablehook = previous
+        _signals._SWALLOWED.clear()
