@@ -32,6 +32,7 @@ class LiteServer:
         self.uri = f"http://127.0.0.1:{self.port}"
         self._process: _LiteProcess | None = None
         self._runs = 0
+        self._served = False  # once it has, a restart must come back on the same port
 
     def start(self) -> None:
         """Start the server and wait until it answers a call."""
@@ -48,11 +49,24 @@ class LiteServer:
                 client = MilvusClient(uri=self.uri, timeout=stretched(10.0))
                 try:
                     client.get_server_version()
-                    return
                 except Exception:  # still starting: its port opens before it serves
-                    pass
+                    time.sleep(0.1)
+                    continue
                 finally:
                     client.close()
+                if process.proc.poll() is None:
+                    self._served = True
+                    return
+                # Whoever answered took the port between its choice and our bind (another worker's
+                # server, say): a test that froze ours would be answered by theirs. The kit's own start
+                # checks the same (conformance/engines/_lite.py); a first start moves to a fresh port.
+                if self._served:  # a restart must keep its port: the stores under test hold its URI
+                    raise RuntimeError(f"another process took port {self.port}: {process.log_tail()}")
+                process.stop()
+                self._process = None
+                self.port = _free_port()
+                self.uri = f"http://127.0.0.1:{self.port}"
+                return self.start()
             time.sleep(0.1)
         raise RuntimeError(f"the Lite server did not start in time: {process.log_tail()}")
 
