@@ -28,6 +28,7 @@ from ..boundary._signals import (
     is_ours,
     keeping_swallowed_interrupts,
     note_received,
+    raise_swallowed,
     take_swallowed,
 )
 from ..reporting._outcomes import OutcomeCollector
@@ -85,19 +86,14 @@ class InterruptGuard:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        self._raise_swallowed()
+        raise_swallowed()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
-        self._raise_swallowed()
+        raise_swallowed()
 
     def pytest_bdd_before_step(self) -> None:
-        self._raise_swallowed()
-
-    def _raise_swallowed(self) -> None:
-        signum = take_swallowed()
-        if signum is not None:
-            raise RunInterrupted(signum)
+        raise_swallowed()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # pytest's terminal reporter renders the interrupt's whole traceback, with every frame's
