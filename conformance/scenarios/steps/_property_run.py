@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, example, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from ...boundary._errors import AdapterCallError
@@ -32,6 +32,7 @@ from ...judging._judge import Judge
 from ...judging._spec_model import SpecViolationError, top_readings
 from ...judging._spec_model import canonical as canonical_label
 from .._profiles import KNOWLEDGE_BASE_EXAMPLES
+from ._explicit_loop import run_explicit
 
 __all__ = [
     "PropertyRun",
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 _PHASES = tuple(Phase)
-_UNSHRUNK = (Phase.explicit, Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
+_UNSHRUNK = (Phase.reuse, Phase.generate)  # first failure as found, no shrink or explain
 _EXACT = 1e-12  # same inputs that must not matter: the answers must agree up to float noise only
 _INSTALLED_UNDER = str(Path(__file__).resolve().parents[3]) + os.sep  # the dir holding the package
 
@@ -71,8 +72,15 @@ class PropertyRun:
         *,
         examples: Sequence[dict[str, Any]] = (),
     ) -> None:
-        """Run ``body`` over the strategies (after the given ``examples``, every run); on failure, FAIL
-        with the falsifying example and the seed."""
+        """Run ``body`` on the given ``examples`` (every run), then over the strategies; on failure, FAIL
+        with the falsifying examples and the seed."""
+
+        def prop(**values: Any) -> None:
+            count_example()  # every example run, shrinking's included: the report's true count
+            try:
+                body(**values)
+            except SpecViolationError as exc:
+                raise _attributed(exc, body, values) from None
 
         @settings(
             max_examples=self.max_examples,
@@ -85,23 +93,17 @@ class PropertyRun:
         )
         @seed(self.seed)
         @given(**strategies)
-        def prop(**values: Any) -> None:
-            count_example()  # every example run, shrinking's included: the report's true count
-            try:
-                body(**values)
-            except SpecViolationError as exc:
-                raise _attributed(exc, body, values) from None
-
-        for values in reversed(examples):  # hypothesis runs explicit examples bottom-up
-            prop = example(**values)(prop)
+        def drawn(**values: Any) -> None:
+            prop(**values)
 
         try:
-            prop()
+            run_explicit(prop, examples, self.seed)  # a failing one ends the property, as @example did
+            drawn()
         except AssertionError as exc:
             raise _failed(self._explain([exc]), [exc]) from None
         except BaseExceptionGroup as group:
-            # Hypothesis reports several distinct falsifying examples as a group. Made of assertion
-            # failures only, it is still a FAILED property (not a crash): say every one of them.
+            # Several distinct falsifying examples come as a group. Made of assertion failures only, it
+            # is still a FAILED property (not a crash): say every one of them.
             failures, rest = group.split(AssertionError)
             if failures is None or rest is not None:
                 raise

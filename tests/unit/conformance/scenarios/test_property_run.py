@@ -71,3 +71,83 @@ def test_a_crash_in_the_body_is_not_turned_into_a_failure() -> None:
 
     with pytest.raises(ZeroDivisionError):
         RUN.check({"x": st.integers(0, 100)}, body)
+
+
+# -- the explicit examples, run in the kit's own loop (steps/_explicit_loop.py) --------------------------
+
+NOTHING_DRAWN = {"x": st.just(0)}
+
+
+def test_failing_explicit_examples_fail_once_per_line_with_the_shortest_example_and_a_count() -> None:
+    def body(x: int) -> None:
+        assert x < 10, f"x is {x}"
+
+    with pytest.raises(AssertionError) as caught:
+        RUN.check(NOTHING_DRAWN, body, examples=[{"x": 1000}, {"x": 12}, {"x": 3}, {"x": 345}])
+    message = str(caught.value)
+    assert "x is 12" in message  # the shortest of the three failing examples, alone
+    assert "x is 1000" not in message
+    assert "x is 345" not in message
+    assert "(note: 2 other explicit examples also failed this way)" in message
+    assert "Failing explicit example: prop(\n    x=12,\n)" in message
+
+
+def test_explicit_examples_failing_on_two_lines_are_one_failure_listing_both() -> None:
+    def body(x: int) -> None:
+        if x % 2:
+            assert x < 5, f"odd x is {x}"
+        else:
+            assert x < 5, f"even x is {x}"
+
+    with pytest.raises(AssertionError) as caught:
+        RUN.check(NOTHING_DRAWN, body, examples=[{"x": 7}, {"x": 8}, {"x": 1}])
+    message = str(caught.value)
+    assert "falsifying example 1 of 2" in message
+    assert "odd x is 7" in message
+    assert "even x is 8" in message
+
+
+def test_a_failing_explicit_example_ends_the_property_before_anything_is_drawn() -> None:
+    drawn: list[int] = []
+
+    def body(x: int) -> None:
+        drawn.append(x)
+        assert x != 99, "ninety-nine"
+
+    with pytest.raises(AssertionError, match="ninety-nine"):
+        RUN.check({"x": st.integers(0, 5)}, body, examples=[{"x": 99}, {"x": 98}])
+    assert drawn == [99, 98]  # every explicit example, in order; then no drawn one
+
+
+def test_a_crash_in_an_explicit_example_stays_a_crash_and_an_interrupt_stops_the_loop() -> None:
+    def crash(x: int) -> None:
+        raise ZeroDivisionError(f"boom {x}")
+
+    with pytest.raises(ZeroDivisionError):
+        RUN.check(NOTHING_DRAWN, crash, examples=[{"x": 1}, {"x": 2}])
+
+    seen: list[int] = []
+
+    def interrupted(x: int) -> None:
+        seen.append(x)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        RUN.check(NOTHING_DRAWN, interrupted, examples=[{"x": 1}, {"x": 2}])
+    assert seen == [1]
+
+
+def test_explicit_examples_see_the_same_global_random_draws_every_run_and_leave_them_as_they_were() -> None:
+    import random
+
+    def draws() -> list[float]:
+        got: list[float] = []
+        RUN.check(NOTHING_DRAWN, lambda x: got.append(random.random()), examples=[{"x": 1}, {"x": 2}])
+        return got[:2]
+
+    random.seed(5)
+    before = random.random()
+    random.seed(5)
+    first, second = draws(), draws()
+    assert first == second
+    assert random.random() == before  # the caller's generator is where it was
