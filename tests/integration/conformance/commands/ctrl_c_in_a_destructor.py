@@ -6,6 +6,8 @@ interrupt only reaches ``sys.unraisablehook``. The implementation itself does no
 from __future__ import annotations
 
 import signal
+import sys
+from pathlib import Path
 from typing import Any
 
 from conformance.adapters.reference import ReferenceAdapter
@@ -13,6 +15,7 @@ from conformance.adapters.reference import ReferenceAdapter
 __all__ = ["CtrlCInADestructor"]
 
 SIGNAL_AT_CALL = 50
+DIAGNOSIS = "ctrl-c-diagnosis.txt"  # in the working directory, when the Ctrl-C did not stop the run
 
 
 class _Trap:
@@ -31,4 +34,11 @@ class CtrlCInADestructor(ReferenceAdapter):
         if type(self).calls == SIGNAL_AT_CALL:
             trap = _Trap()
             del trap  # the destructor runs here, and with it the signal handler
+        elif type(self).calls == SIGNAL_AT_CALL + 1:  # the run should have stopped: keep what the signal met
+            blocked = sorted(s.name for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+            Path(DIAGNOSIS).write_text(
+                f"call {SIGNAL_AT_CALL + 1} reached; SIGINT's handler {signal.getsignal(signal.SIGINT)!r}, "
+                f"blocked signals {blocked}, unraisable hook {sys.unraisablehook!r}\n",
+                encoding="utf-8",
+            )
         return super().quality_score(*args, **kwargs)

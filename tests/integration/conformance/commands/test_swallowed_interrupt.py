@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .ctrl_c_in_a_destructor import DIAGNOSIS
 from .test_cli_exit_codes import rag_conformance
 
 
@@ -18,7 +19,8 @@ def test_a_ctrl_c_raised_inside_a_destructor_ends_the_run_interrupted(tmp_path: 
     adapter = "tests.integration.conformance.commands.ctrl_c_in_a_destructor:CtrlCInADestructor"
     done, _ = rag_conformance("run", "--adapter", adapter, "--report", "out", cwd=tmp_path)
     output = done.stdout + done.stderr
-    assert done.returncode == 130, output
+    diagnosis = tmp_path / DIAGNOSIS
+    assert done.returncode == 130, output + (diagnosis.read_text() if diagnosis.exists() else "")
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["verdict"] == "INTERRUPTED", output
     assert report["interruption"]["signal"] == "SIGINT"
