@@ -2,10 +2,12 @@
 
 Every run asks about a thousand fixed inputs first (the spec's cases, hostile values by type). Through
 Hypothesis's ``@example`` each one cost a rendering of its arguments and a reseeding of the global
-random generators, passing or not: about a tenth of a run's CPU. Here an example is rendered only when
-it fails, and failures are reported as Hypothesis reports failing explicit examples: one per distinct
-origin (the exception's type and the line that raised it, and so on down its context), the one with the
-shortest rendering, with how many others failed the same way; several origins make a group.
+random generators, passing or not: about a sixth of a run's own CPU (24 miniatures of the mutation
+matrix: 64.8 CPU seconds through ``@example``, 53.3 here, the same verdicts). Here an example is
+rendered only when it fails, and failures are reported as Hypothesis reports failing explicit examples:
+one per distinct origin (the exception's type and the line that raised it, and so on down its context),
+the one with the shortest rendering, with how many others failed the same way; several origins make a
+group.
 """
 
 from __future__ import annotations
