@@ -5,8 +5,9 @@
 - ``evidence``: evidence blocks' labels and order at the lookup and post-process levels (R2, R7);
 - ``engine``, ``engine_then`` (with ``_engine_kit``): the engine-behaviour scenarios (``--checks engine``),
   and ``engine_questions``: the behaviours users trip on, each recorded as an engine fact;
-- ``properties``, ``knowledge_base`` (with ``_property_run``): the property scenarios, over generated
-  inputs and over the generated knowledge base;
+- ``properties``, ``knowledge_base`` (with ``_property_run``, and ``_explicit_loop`` for the fixed
+  examples every run asks first): the property scenarios, over generated inputs and over the generated
+  knowledge base;
 - ``_tables``: reading the feature files' data tables.
 """
 
