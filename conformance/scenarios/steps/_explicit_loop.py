@@ -57,6 +57,7 @@ def run_explicit(prop: Callable[..., None], examples: Sequence[Mapping[str, Any]
 
 
 def _call(values: Mapping[str, Any]) -> str:
+    """The example as Hypothesis shows a falsifying one: a call of the property, ``prop``."""
     return "prop(\n" + "".join(f"    {name}={value!r},\n" for name, value in values.items()) + ")"
 
 

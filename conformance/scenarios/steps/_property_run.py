@@ -75,7 +75,7 @@ class PropertyRun:
         """Run ``body`` on the given ``examples`` (every run), then over the strategies; on failure, FAIL
         with the falsifying examples and the seed."""
 
-        def prop(**values: Any) -> None:
+        def one(**values: Any) -> None:
             count_example()  # every example run, shrinking's included: the report's true count
             try:
                 body(**values)
@@ -93,12 +93,12 @@ class PropertyRun:
         )
         @seed(self.seed)
         @given(**strategies)
-        def drawn(**values: Any) -> None:
-            prop(**values)
+        def prop(**values: Any) -> None:  # the name the falsifying examples show, drawn or given
+            one(**values)
 
         try:
-            run_explicit(prop, examples, self.seed)  # a failing one ends the property, as @example did
-            drawn()
+            run_explicit(one, examples, self.seed)  # a failing one ends the property, as @example did
+            prop()
         except AssertionError as exc:
             raise _failed(self._explain([exc]), [exc]) from None
         except BaseExceptionGroup as group:
