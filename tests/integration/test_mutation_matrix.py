@@ -20,9 +20,9 @@ from tests.miniatures import MATRIX_PATH
 EXPECTATIONS = load_matrix(MATRIX_PATH)
 SEED = int(os.environ.get("RQS_SELFTEST_SEED", "20260728"))
 # Two runs at a time: each keeps the shared engine busy for about 40% of its time, and the suite's other
-# xdist worker runs beside them. On two cores, measured with `pytest -n auto`: the suite took 293 s with
-# two, 313 s with three and 346 s with four (more processes than cores only make them thrash; four paid
-# when every run slept 2 s in pymilvus's index polling, which the runs no longer do).
+# xdist workers run beside them. On two cores, measured when `pytest -n auto` gave the suite two workers:
+# it took 293 s with two, 313 s with three and 346 s with four (more processes than cores only make them
+# thrash; four paid when every run slept 2 s in pymilvus's index polling, which the runs no longer do).
 JOBS = 2
 
 
