@@ -9,6 +9,7 @@ import pytest
 
 from ..boundary._atomic import OutputNotWrittenError
 from ..boundary._errors import ConformanceError
+from ..boundary._signals import received
 from ..options import RunOptions
 from ..reporting import Report
 from ..reporting._outcomes import OutcomeCollector
@@ -49,7 +50,9 @@ class RunOutcome:
         if self.report is not None and self.report.interruption is not None:
             return self.report.interruption.exit_code
         if self.pytest_exit_code == pytest.ExitCode.INTERRUPTED:
-            return EXIT_INTERRUPTED
+            # Stopped before the run's own handling (collecting, say): 128 + the signal that came.
+            signum = received()
+            return EXIT_INTERRUPTED if signum is None else 128 + signum
         if self.output_error is not None:
             return EXIT_NOT_JUDGED
         if self.report is None or self.report.verdict == "NOT JUDGED":
