@@ -13,16 +13,20 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
 __all__ = [
+    "SIGNAL_SLICE_SECONDS",
     "STOP_SIGNALS",
     "Interrupted",
+    "for_the_main_thread",
     "interrupting_signals",
     "is_ours",
+    "join_in_slices",
     "keeping_swallowed_interrupts",
     "note_received",
     "raise_swallowed",
@@ -34,6 +38,27 @@ __all__ = [
 STOP_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+
+SIGNAL_SLICE_SECONDS = 0.2
+"""The longest a wait of the kit on the main thread goes without looking for a stop signal. The kernel
+hands a process's signal to any of its threads that does not block it; when that is not the main thread
+(a stdio reader blocked on its pipe, a gRPC poller), a lock or condition wait on the main thread is not
+interrupted, and the Python handler runs only once that wait returns: a Ctrl-C would wait out a 30 s
+stdio reply timeout. So long waits wait in slices of this length."""
+
+
+def for_the_main_thread() -> None:
+    """Called first in a thread the kit starts: the stop signals are blocked there, so the kernel hands
+    them to the main thread, whose wait they interrupt at once."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
+def join_in_slices(thread: threading.Thread, timeout: float) -> None:
+    """``thread.join(timeout)``, in slices of :data:`SIGNAL_SLICE_SECONDS`: a stop signal ends it then."""
+    deadline = time.monotonic() + timeout
+    while thread.is_alive() and (left := deadline - time.monotonic()) > 0:
+        thread.join(min(left, SIGNAL_SLICE_SECONDS))
 
 
 class Interrupted(KeyboardInterrupt):

@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..boundary._signals import for_the_main_thread
+
 __all__ = [
     "HEARTBEAT_SECONDS",
     "STALE_SECONDS",
@@ -154,6 +156,7 @@ def _ensure_heartbeat() -> None:
 
 
 def _beat() -> None:
+    for_the_main_thread()
     while True:
         time.sleep(HEARTBEAT_SECONDS)
         for lease in list(_beating):

@@ -27,6 +27,7 @@ from typing import IO
 
 from ..boundary._credentials import CREDENTIAL_ENV
 from ..boundary._redact import holds_secret
+from ..boundary._signals import for_the_main_thread
 from ._streams import ByteBudgetQueue, CutLine, Overflowed, bounded_lines
 
 __all__ = [
@@ -178,6 +179,7 @@ class ChildProcess:
         return self.proc.pid
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
+        for_the_main_thread()
         with contextlib.suppress(ValueError, OSError):
             for line in bounded_lines(stream, STDOUT_LINE_BYTES):
                 item: object
@@ -194,6 +196,7 @@ class ChildProcess:
         self._lines.put_last(_EOF)
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
+        for_the_main_thread()
         with contextlib.suppress(ValueError, OSError):
             for line in bounded_lines(stream, STDERR_LINE_BYTES):
                 if isinstance(line, CutLine):

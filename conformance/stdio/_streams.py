@@ -14,10 +14,13 @@ about ``budget + keep + CHUNK`` bytes per stream.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
+
+from ..boundary._signals import SIGNAL_SLICE_SECONDS
 
 __all__ = ["CHUNK", "ByteBudgetQueue", "CutLine", "Overflowed", "bounded_lines"]
 
@@ -118,9 +121,15 @@ class ByteBudgetQueue:
 
     def get(self, timeout: float) -> object:
         """The oldest item; ``TimeoutError`` when none comes within ``timeout`` seconds."""
+        deadline = time.monotonic() + max(timeout, 0.0)
         with self._cond:
-            if not self._cond.wait_for(lambda: bool(self._items), timeout=max(timeout, 0.0)):
-                raise TimeoutError
+            while not self._items:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                # In slices: a stop signal handed to another thread does not wake this wait (see
+                # SIGNAL_SLICE_SECONDS); its handler raises here once the slice ends.
+                self._cond.wait(min(left, SIGNAL_SLICE_SECONDS))
             item, weight = self._items.popleft()
             self._held -= weight
             if isinstance(item, Overflowed):

@@ -37,6 +37,7 @@ from evaluation import LabelledSet
 from ..adapters._loading import load_adapter
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import LookupRequest
+from ..boundary._signals import for_the_main_thread, join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
@@ -345,10 +346,11 @@ def _close_within(adapter: Any, seconds: float) -> None:
     implementation's own process (a stdio program) is ended by its adapter either way."""
     worker = threading.Thread(target=_close_quietly, args=(adapter,), daemon=True)
     worker.start()
-    worker.join(seconds)
+    join_in_slices(worker, seconds)
 
 
 def _close_quietly(adapter: Any) -> None:
+    for_the_main_thread()
     with contextlib.suppress(Exception):
         adapter.close()
 

@@ -43,6 +43,7 @@ from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError, EngineDeadlineError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
+from ..boundary._signals import for_the_main_thread, join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._deadline import call_deadline
 from ..engines._facts import engine_facts
@@ -215,6 +216,7 @@ def within_deadline(
     result: dict[str, Any] = {}
 
     def run() -> None:
+        for_the_main_thread()
         try:
             result["value"] = call()
         except BaseException as exc:  # carried over to the caller's thread
@@ -227,7 +229,7 @@ def within_deadline(
         raise EngineDeadlineError(f"{engine_label(address)} was given up on: {what} was not asked")
     worker = threading.Thread(target=run, name=f"rqs-upgrade-{what}", daemon=True)
     worker.start()
-    worker.join(deadline)
+    join_in_slices(worker, deadline)  # a stop signal ends the wait at once
     if worker.is_alive():
         engine.abandon(f"the implementation's {what} got no answer within {deadline:.0f} s")
         if quiet:

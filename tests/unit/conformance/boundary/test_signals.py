@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -92,3 +94,42 @@ def test_an_interrupt_python_swallows_is_kept_and_raised_again_at_the_next_call(
     finally:
         sys.unraisablehook = previous
         _signals._SWALLOWED.clear()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX threads' signals")
+@pytest.mark.usefixtures("default_handlers")
+def test_a_stop_signal_another_thread_gets_still_ends_a_wait_for_a_thread_at_once() -> None:
+    # The upgrade waits for each implementation call on a thread (its deadline); the kernel may hand a
+    # Ctrl-C to any thread that does not block it, and then the join is not interrupted.
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait, daemon=True)
+    deadline = 30.0
+
+    def signal_another_thread() -> None:
+        time.sleep(0.2)  # the main thread is in its join by then, or the signal comes before: either ends it
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+    with interrupting_signals():
+        worker.start()
+        started = time.monotonic()
+        threading.Thread(target=signal_another_thread).start()
+        with pytest.raises(Interrupted) as stopped:
+            _signals.join_in_slices(worker, deadline)
+        waited = time.monotonic() - started
+    release.set()
+    assert stopped.value.signum == signal.SIGTERM
+    assert waited < deadline / 2, f"the join went on {waited:.1f} s of its {deadline:g} s"
+
+
+def test_a_thread_the_kit_starts_leaves_the_stop_signals_to_the_main_thread() -> None:
+    blocked: list[set[int]] = []
+
+    def thread() -> None:
+        _signals.for_the_main_thread()
+        blocked.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+
+    runner = threading.Thread(target=thread)
+    runner.start()
+    runner.join()
+    assert set(STOP_SIGNALS) <= blocked[0]
+    assert not set(STOP_SIGNALS) & set(signal.pthread_sigmask(signal.SIG_BLOCK, []))  # not this thread's

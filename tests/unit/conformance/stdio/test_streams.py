@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import io
+import signal
+import threading
+import time
 
 import pytest
 
 from conformance.stdio import _streams
 from conformance.stdio._streams import ByteBudgetQueue, CutLine, Overflowed, bounded_lines
+
+REPLY_TIMEOUT = 30.0  # the kit's default wait for a stdio reply
 
 
 class _Counting(io.RawIOBase):
@@ -88,3 +93,39 @@ def test_one_item_fits_an_empty_queue_whatever_its_weight_and_the_end_mark_stays
     assert queue.get(1.0) is end
     with pytest.raises(TimeoutError):
         queue.get(0.01)
+
+
+class _StopError(Exception):
+    pass
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise _StopError
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX threads' signals")
+def test_a_signal_the_kernel_hands_to_another_thread_still_ends_the_wait_for_a_reply() -> None:
+    # The kernel gives a process's signal to any of its threads that does not block it; when that is a
+    # reader blocked on its pipe, the reply wait on the main thread is not interrupted, and the handler
+    # (raising, as the kit's stop handler does) runs only once the wait returns: a Ctrl-C or a closed
+    # terminal waited out the 30 s reply timeout, once in some hundred runs. Here the signal is sent to
+    # another thread on purpose.
+    queue = ByteBudgetQueue(10)
+    previous = signal.signal(signal.SIGUSR1, _stop)
+
+    def signal_this_thread_once_the_wait_began() -> None:
+        while not queue._cond._waiters:  # type: ignore[attr-defined]  # CPython's Condition keeps its waiters
+            time.sleep(0.01)
+        signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)
+
+    other = threading.Thread(target=signal_this_thread_once_the_wait_began)
+    try:
+        started = time.monotonic()
+        other.start()
+        with pytest.raises(_StopError):
+            queue.get(REPLY_TIMEOUT)
+        waited = time.monotonic() - started
+    finally:
+        other.join()
+        signal.signal(signal.SIGUSR1, previous)
+    assert waited < REPLY_TIMEOUT / 2, f"the wait went on {waited:.1f} s of its {REPLY_TIMEOUT:g} s"
