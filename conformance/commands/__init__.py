@@ -2,7 +2,8 @@
 
 - ``_cli``: the thin CLI; every subcommand imports what it needs lazily; the exit codes in one place.
 - ``_runner``: :func:`~conformance.run_conformance`, a thin layer over pytest (``run``).
-- ``_selftest``: the mutation matrix over the miniatures (``selftest``).
+- ``_selftest``: the mutation matrix over the miniatures (``selftest``); ``_matrix``: the matrix's rows,
+  results and table, as data.
 - ``_engines``: the engine matrix, one report per engine (``engines``).
 - ``_smoke``: a stdio program's handshake and one call per capability, with advice (``smoke``);
   ``_smoke_edges``: the hard inputs a real run may send, and which the program rejects.

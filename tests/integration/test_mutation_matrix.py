@@ -13,7 +13,8 @@ from collections import Counter
 
 import pytest
 
-from conformance.commands._selftest import SelftestResult, format_selftest_matrix, load_matrix, run_selftest
+from conformance.commands._matrix import SelftestResult, format_selftest_matrix, load_matrix
+from conformance.commands._selftest import run_selftest
 from conformance.judging._spec_model import RULES
 from tests.miniatures import MATRIX_PATH
 

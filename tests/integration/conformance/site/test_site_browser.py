@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from conformance.commands._cli import main
-from conformance.commands._selftest import load_matrix
+from conformance.commands._matrix import load_matrix
 from conformance.reporting import Report, RequirementRow, broken_requirements
 from tests.miniatures import MATRIX_PATH
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from conformance.boundary._errors import ConformanceError
-from conformance.commands._selftest import (
+from conformance.commands._matrix import (
     MatrixRow,
     MiniatureResult,
     SelftestResult,
     format_selftest_matrix,
     load_matrix,
-    selftest_main,
 )
+from conformance.commands._selftest import selftest_main
 
 
 def _matrix(tmp_path: Path, text: str) -> Path:
