@@ -49,7 +49,8 @@ stdio reply timeout. So long waits wait in slices of this length."""
 
 def for_the_main_thread() -> None:
     """Called first in a thread the kit starts: the stop signals are blocked there, so the kernel hands
-    them to the main thread, whose wait they interrupt at once."""
+    them to the main thread, whose wait they interrupt at once. Only in a thread that starts no process
+    (a stdio reader, the lease heartbeat): a child inherits the blocked signals, and would ignore them."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 

@@ -37,7 +37,7 @@ from evaluation import LabelledSet
 from ..adapters._loading import load_adapter
 from ..boundary._errors import ConformanceError
 from ..boundary._protocol import LookupRequest
-from ..boundary._signals import for_the_main_thread, join_in_slices
+from ..boundary._signals import join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
@@ -350,7 +350,6 @@ def _close_within(adapter: Any, seconds: float) -> None:
 
 
 def _close_quietly(adapter: Any) -> None:
-    for_the_main_thread()
     with contextlib.suppress(Exception):
         adapter.close()
 

@@ -43,7 +43,7 @@ from ..adapters._loading import load_adapter
 from ..boundary._decline import NotApplicable
 from ..boundary._errors import ConformanceError, EngineDeadlineError
 from ..boundary._protocol import Corpus, CorpusChunk, LookupRequest, Mode
-from ..boundary._signals import for_the_main_thread, join_in_slices
+from ..boundary._signals import join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
 from ..engines._deadline import call_deadline
 from ..engines._facts import engine_facts
@@ -216,7 +216,6 @@ def within_deadline(
     result: dict[str, Any] = {}
 
     def run() -> None:
-        for_the_main_thread()
         try:
             result["value"] = call()
         except BaseException as exc:  # carried over to the caller's thread
