@@ -145,7 +145,11 @@ class LocalServer:
             mode += ["--port", str(self.port), "--remove-on-orphan", str(self.work_dir)]
         else:
             server = [str(venv / "bin/milvus-server"), "--data", str(self.data_dir)]
-            mode = [str(_CHILD), "exec", "--", *server, "--proxy-port", str(self.port), *_LOOPBACK_235]
+            # The port twice: milvus-server probes --proxy-port with a plain bind and, where that fails
+            # (the port an in-place upgrade's old engine just left, in TIME_WAIT), writes the next free
+            # one into the config without a word; the extra config pins the port the kit waits on.
+            port = ["--proxy-port", str(self.port), f"--extra-config=proxy.port={self.port}"]
+            mode = [str(_CHILD), "exec", "--", *server, *port, *_LOOPBACK_235]
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [python, "-P", *mode],
