@@ -28,6 +28,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -59,6 +60,7 @@ __all__ = ["IN_PLACE_FILE", "check_in_place"]
 
 IN_PLACE_FILE = "in-place.json"
 _CLOSE_SECONDS = 15.0  # the implementation's close, bounded where its engine is gone
+_SERVE_POLL_SECONDS = 1.0
 LOAD_SECONDS = 60.0  # a small collection loads in seconds; longer (stretched with the load) is a finding
 _REINGEST = (
     "keep the old engine serving until the data is moved: start the new engine on an empty data dir "
@@ -141,6 +143,7 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
                 client.flush(name)
             else:  # bounded: a load that never finishes is a finding, not a hang
                 client.load_collection(name, timeout=stretched(LOAD_SECONDS))
+                _until_it_serves(client, name, stretched(LOAD_SECONDS))
         except Exception as exc:
             _still_there(engine, f"{step} of {name}", exc)
             text = str(getattr(exc, "message", None) or exc).strip().splitlines()
@@ -260,6 +263,21 @@ def check_in_place(
     finally:
         quiet.setLevel(level)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _until_it_serves(client: Any, name: str, seconds: float) -> None:
+    """Wait, at most ``seconds``, for a loaded collection to answer a ``count(*)``; past that, its last
+    error. A restarted engine can call a collection loaded before it serves it: Milvus 2.3.5 on 2.2.16's
+    data answered "collection not loaded" to every search until the old server's sessions expired."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            client.query(name, filter="", output_fields=["count(*)"])
+            return
+        except Exception:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(_SERVE_POLL_SECONDS)
 
 
 def _upgrade(

@@ -78,22 +78,24 @@ def test_milvus_2_2_16_to_2_3_5_in_place_runs_on_one_data_directory_and_says_wha
     data.mkdir()
     command = [sys.executable, "-m", "conformance.commands._cli", "upgrade", "--in-place-only"]
     command += ["--from", "milvus-2.2.16", "--to", "milvus-2.3.5", "--limit", "2", "--no-progress"]
-    # 2.3.5 on 2.2.16's data opened within five minutes once and did not come up in five minutes another
-    # time (both measured here): past two minutes the test takes CANNOT OPEN, a finding it accepts too.
+    # 2.3.5 opens 2.2.16's data and answers as it did, once it serves: on the port the old server just
+    # left (milvus-server moved to the next one, unsaid, where the port was in TIME_WAIT: CANNOT OPEN),
+    # and after the old server's sessions expire (until then every search said "collection not loaded":
+    # CHANGED). Both were the kit's findings, not the engine's; about a minute in all.
     command += ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--open-timeout", "120"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     found = json.loads((tmp_path / "out" / "in-place.json").read_text())
     last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith("verdict in place: "), result.stdout + result.stderr[-3000:]
-    assert result.returncode == (0 if found["verdict"] == "UNCHANGED" else 1), last
+    assert last.startswith("verdict in place: UNCHANGED"), result.stdout + result.stderr[-3000:]
+    assert result.returncode == 0, last
     assert found["old_version"].startswith("v2.2.16")
+    assert found["new_version"].startswith("v2.3.5")
     assert found["data"].startswith(f"a copy of {data}")  # the data dir given is never written to
     assert list(data.iterdir()) == []
     [collection] = found["before"]
     assert collection["rows"] > 0
-    if found["verdict"] != "CANNOT OPEN":  # it opened: what it found is said, collection by collection
-        assert found["new_version"].startswith("v2.3.5")
-        assert any(collection["name"] in line for line in result.stdout.splitlines())
+    assert found["after"] == found["before"]
+    assert any(collection["name"] in line for line in result.stdout.splitlines())
 
 
 # -- the reference store on each engine -----------------------------------------------------------------
