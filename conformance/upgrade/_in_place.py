@@ -54,7 +54,7 @@ from ._in_place_values import (
 )
 from ._labelled import UpgradeInputError, embed
 from ._settings import Lookup
-from ._sides import MODES, _corpus
+from ._sides import MODES, _answers, _corpus
 
 __all__ = ["IN_PLACE_FILE", "check_in_place"]
 
@@ -370,11 +370,3 @@ def _close_within(adapter: Any, seconds: float) -> None:
 def _close_quietly(adapter: Any) -> None:
     with contextlib.suppress(Exception):
         adapter.close()
-
-
-def _answers(engine: Engine) -> bool:
-    try:
-        engine.check_reachable()
-    except EngineUnavailableError:
-        return False
-    return True
