@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ..._signals import with_stop_signals_default
+
 ROOT = Path(__file__).resolve().parents[4]
 CLI = Path(sys.executable).with_name("rag-conformance")
 # A few lines: the cause, what to do, the verdict, pytest's one-line summary. Never one per scenario.
@@ -29,14 +31,21 @@ QUICK_SECONDS = 60
 def rag_conformance(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """The installed console script (it does not put the working directory on sys.path, as users see);
-    ``env`` adds to the environment it inherits."""
+    """The installed console script (it does not put the working directory on sys.path, as users see),
+    started as a terminal would (the stop signals at their defaults); ``env`` adds to the environment it
+    inherits."""
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")} | (env or {})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     started = time.monotonic()
     done = subprocess.run(
-        [*command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False
+        with_stop_signals_default([*command, *args]),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
     return done, time.monotonic() - started
 

@@ -24,6 +24,8 @@ import pytest
 from conformance.engines import Engine, start_engine
 from conformance.engines._load import load_stretch
 
+from ..._signals import with_stop_signals_default
+
 ROOT = Path(__file__).resolve().parents[4]
 CLI = Path(sys.executable).with_name("rag-conformance")
 CALL_SECONDS = 3.0
@@ -79,7 +81,7 @@ def _frozen_run(
     command a second after the freeze. (the command, seconds from the freeze or the signal to its end)."""
     midway = _has_run_collections(engine)
     proc = subprocess.Popen(
-        _command(*args),
+        with_stop_signals_default(_command(*args)),
         cwd=cwd,
         env=_env(),
         stdout=subprocess.PIPE,

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from ..._signals import with_stop_signals_default
 from .test_cli_exit_codes import CLI, ROOT
 
 # Not a speed target: "stopped, bounded" against "ran to the end or hung".
@@ -24,7 +25,7 @@ def test_sigterm_stops_a_selftest_as_sigterm(jobs: str) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     proc = subprocess.Popen(
-        [*command, "selftest", "--jobs", jobs, "--seed", "1"],  # the whole matrix: minutes
+        with_stop_signals_default([*command, "selftest", "--jobs", jobs, "--seed", "1"]),  # the whole matrix
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

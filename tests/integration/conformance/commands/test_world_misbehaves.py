@@ -26,7 +26,7 @@ import pytest
 from conformance.engines import Engine, start_engine
 from conformance.stdio._process import CHILD_MARK, ChildProcess
 
-from ..._signals import with_sigint_default
+from ..._signals import with_stop_signals_default
 from ..engines._erring_engine import REASON, ErringEngine
 from .test_cli_exit_codes import CLI, ROOT, rag_conformance
 
@@ -74,7 +74,7 @@ def _signalled_run(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "conformance.commands._cli"]
     proc = subprocess.Popen(
-        with_sigint_default([*command, "run", *args]),
+        with_stop_signals_default([*command, "run", *args]),
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,

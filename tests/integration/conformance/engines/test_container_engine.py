@@ -26,7 +26,7 @@ import pytest
 from conformance.engines import EngineUnavailableError, start_engine
 from conformance.engines._container_sweep import LABEL_KIT, LABEL_PID, KitContainer, kit_containers
 from tests.container_image import built_image, docker_or_skip
-from tests.integration._signals import with_sigint_default
+from tests.integration._signals import with_stop_signals_default
 
 pytestmark = pytest.mark.docker
 
@@ -151,7 +151,7 @@ def test_a_signal_mid_run_removes_the_container(
 ) -> None:
     command = [sys.executable, "-m", "conformance.commands._cli", "run", "--milvus", f"container:{image}"]
     proc = subprocess.Popen(
-        with_sigint_default([*command, "--report", str(tmp_path / "r")]),
+        with_stop_signals_default([*command, "--report", str(tmp_path / "r")]),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
