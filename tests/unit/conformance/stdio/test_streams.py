@@ -107,9 +107,8 @@ def _stop(_signum: int, _frame: object) -> None:
 def test_a_signal_the_kernel_hands_to_another_thread_still_ends_the_wait_for_a_reply() -> None:
     # The kernel gives a process's signal to any of its threads that does not block it; when that is a
     # reader blocked on its pipe, the reply wait on the main thread is not interrupted, and the handler
-    # (raising, as the kit's stop handler does) runs only once the wait returns: a Ctrl-C or a closed
-    # terminal waited out the 30 s reply timeout, once in some hundred runs. Here the signal is sent to
-    # another thread on purpose.
+    # (raising, as the kit's stop handler does) runs only once the wait returns: a Ctrl-C would wait out
+    # the 30 s reply timeout. Here the signal is sent to another thread on purpose.
     queue = ByteBudgetQueue(10)
     previous = signal.signal(signal.SIGUSR1, _stop)
 
