@@ -138,12 +138,13 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
     for name in sorted(client.list_collections()):
         step = "flush" if flush else "load"
         problem: str | None = None
+        late: tuple[float, str] | None = None
         try:
             if flush:
                 client.flush(name)
             else:  # bounded: a load that never finishes is a finding, not a hang
                 client.load_collection(name, timeout=stretched(LOAD_SECONDS))
-                _until_it_serves(client, name, stretched(LOAD_SECONDS))
+                late = _until_it_serves(client, name, stretched(LOAD_SECONDS))
         except Exception as exc:
             _still_there(engine, f"{step} of {name}", exc)
             text = str(getattr(exc, "message", None) or exc).strip().splitlines()
@@ -167,7 +168,13 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
                 indexes.append(f"{info.get('field_name')}:{info.get('index_type')}:{info.get('metric_type')}")
         states.append(
             CollectionState(
-                name=name, rows=rows, indexes=tuple(sorted(indexes)), nullable=nullable, problem=problem
+                name=name,
+                rows=rows,
+                indexes=tuple(sorted(indexes)),
+                nullable=nullable,
+                problem=problem,
+                serving_after=round(late[0], 1) if late else None,
+                until_serving=late[1] if late else None,
             )
         )
     return states
@@ -265,18 +272,24 @@ def check_in_place(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _until_it_serves(client: Any, name: str, seconds: float) -> None:
+def _until_it_serves(client: Any, name: str, seconds: float) -> tuple[float, str] | None:
     """Wait, at most ``seconds``, for a loaded collection to answer a ``count(*)``; past that, its last
     error. A restarted engine can call a collection loaded before it serves it: Milvus 2.3.5 on 2.2.16's
-    data answered "collection not loaded" to every search until the old server's sessions expired."""
-    deadline = time.monotonic() + seconds
+    data answered "collection not loaded" to every search until the old server's sessions expired.
+    None when it served at once; else (seconds it took, what it answered until then): a finding of its
+    own for a team that upgrades in place, whose application meets the same."""
+    started = time.monotonic()
+    first: str | None = None
     while True:
         try:
             client.query(name, filter="", output_fields=["count(*)"])
-            return
-        except Exception:
-            if time.monotonic() >= deadline:
+            return None if first is None else (time.monotonic() - started, first)
+        except Exception as exc:
+            if time.monotonic() - started >= seconds:
                 raise
+            if first is None:
+                text = str(getattr(exc, "message", None) or exc).strip().splitlines()
+                first = f"{type(exc).__name__}: {text[0] if text else 'no words'}"
             time.sleep(_SERVE_POLL_SECONDS)
 
 

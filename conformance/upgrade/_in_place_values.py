@@ -52,6 +52,9 @@ class CollectionState(_Value):
     indexes: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()  # fields declared nullable
     problem: str | None = None  # what failed when the kit flushed it (before) or loaded it (after)
+    # After: loaded, it did not serve at once; seconds until a count(*) answered, and the first answer
+    serving_after: float | None = None
+    until_serving: str | None = None
 
 
 class QueryChange(_Value):
@@ -96,6 +99,12 @@ class InPlaceResult(_Value):
         else:
             rows = ", ".join(f"{c.name} {c.rows} rows, {len(c.indexes)} index(es)" for c in self.after)
             out.append(f"in place: {self.new} ({self.new_version}) opened it: {rows or 'no collections'}")
+            out += [
+                f"in place: {c.name} served {c.serving_after:g} s after its load returned; until then it "
+                f"answered {c.until_serving}"
+                for c in self.after
+                if c.serving_after is not None
+            ]
             out += [f"in place: missing: {m}" for m in self.missing]
             out += [f"in place: changed: {c.query_id} {c.mode}: {c.what}" for c in self.changes]
         if self.verdict == "UNCHANGED":

@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 
 from conformance.upgrade import _in_place
+from conformance.upgrade._in_place_values import InPlaceResult
+
+_NOT_LOADED = "failed to query: collection not loaded[collection=470952598591504435]"
 
 
 class _Restarted:
@@ -27,7 +30,7 @@ class _Restarted:
     def query(self, name: str, filter: str, output_fields: list[str]) -> list[dict[str, Any]]:
         self.asked += 1
         if self.asked <= self.not_yet:
-            raise RuntimeError("failed to query: collection not loaded[collection=470952598591504435]")
+            raise RuntimeError(_NOT_LOADED)
         return [{"count(*)": 156}]
 
     def describe_collection(self, name: str) -> dict[str, Any]:
@@ -53,12 +56,28 @@ def _quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_in_place, "_SERVE_POLL_SECONDS", 0.001)
 
 
-def test_a_collection_the_engine_calls_loaded_is_waited_for_until_it_serves() -> None:
+def test_a_collection_the_engine_calls_loaded_is_waited_for_until_it_serves_and_the_wait_is_said() -> None:
     client = _Restarted(not_yet=3)
     [state] = _in_place._inventory(_Engine(client), flush=False)  # type: ignore[arg-type]
     assert state.problem is None
     assert state.rows == 156
     assert client.asked == 5  # three not yet, the one that serves, then the count
+    assert state.serving_after is not None
+    assert (
+        state.until_serving
+        == "RuntimeError: failed to query: collection not loaded[collection=470952598591504435]"
+    )
+    result = InPlaceResult(
+        old="milvus-2.2.16", new="milvus-2.3.5", verdict="UNCHANGED", before=(state,), after=(state,)
+    )
+    [said] = [line for line in result.lines() if "served" in line]
+    assert said.startswith("in place: kb served ")
+    assert said.endswith("s after its load returned; until then it answered " + state.until_serving)
+
+
+def test_a_collection_that_serves_at_once_says_nothing_of_it() -> None:
+    [state] = _in_place._inventory(_Engine(_Restarted(not_yet=0)), flush=False)  # type: ignore[arg-type]
+    assert (state.serving_after, state.until_serving, state.problem) == (None, None, None)
 
 
 def test_one_that_never_serves_is_the_finding_with_the_engines_words(monkeypatch: pytest.MonkeyPatch) -> None:
