@@ -23,7 +23,9 @@ __all__ = [
     "SIGNAL_SLICE_SECONDS",
     "STOP_SIGNALS",
     "Interrupted",
+    "delivered",
     "for_the_main_thread",
+    "interrupt_behind",
     "interrupting_signals",
     "is_ours",
     "join_in_slices",
@@ -53,6 +55,25 @@ def for_the_main_thread() -> None:
     (a stdio reader, the lease heartbeat): a child inherits the blocked signals, and would ignore them."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The interrupt ``exc`` stands in for, if any: ``exc`` itself, or one down its context and cause (and
+    a group's members). A library may raise its own error while an interrupt passes through it: Hypothesis
+    6.170, interrupted before its runner was set, raised ``assert state._runner is not None`` in its
+    handler, and a Ctrl-C became a falsified property."""
+    todo, seen = [exc], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        todo += [e for e in (current.__context__, current.__cause__) if e is not None]
+        if isinstance(current, BaseExceptionGroup):
+            todo += current.exceptions
+    return None
 
 
 def join_in_slices(thread: threading.Thread, timeout: float) -> None:
@@ -89,8 +110,16 @@ def received() -> int | None:
 
 
 def note_received(signum: int) -> None:
-    """Keep ``signum`` as received (a run's own handler, which takes the signals over, calls it too)."""
+    """Keep ``signum`` as received (a run's own handler, which takes the signals over, calls it too), and
+    as not yet delivered until :func:`delivered` is called."""
     _RECEIVED.append(signum)
+    _SWALLOWED.append(signum)
+
+
+def delivered() -> None:
+    """The interrupt has reached the command's own handling (pytest stopped the session, or the command
+    line caught it): nothing is left to raise again."""
+    _SWALLOWED.clear()
 
 
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
@@ -107,20 +136,22 @@ def is_ours(handler: Callable[..., Any] | int | None) -> bool:
 
 
 _SWALLOWED: list[int] = []
-"""Stop signals whose interrupt Python swallowed: a handler runs wherever the main thread is, and an
-exception raised in a destructor or a gc callback (Hypothesis keeps one) only reaches
-``sys.unraisablehook``. The command then carried on as though no signal had come."""
+"""Stop signals received whose interrupt has not reached the command (:func:`delivered`): it may have
+been swallowed. A handler runs wherever the main thread is: an exception raised in a destructor or a gc
+callback (Hypothesis keeps one) only reaches ``sys.unraisablehook``, and a library may catch the
+interrupt and raise something else in its place. The command then carried on as though no signal had
+come."""
 
 
 def take_swallowed() -> int | None:
-    """The signal of an interrupt Python swallowed (see :data:`_SWALLOWED`), if any; forgotten once taken."""
+    """The signal of an interrupt not delivered (see :data:`_SWALLOWED`), if any; forgotten once taken."""
     signum = _SWALLOWED[0] if _SWALLOWED else None
     _SWALLOWED.clear()
     return signum
 
 
 def raise_swallowed() -> None:
-    """Raise again, here, where it can reach the command, the interrupt of a signal Python swallowed."""
+    """Raise again, here, where it can reach the command, the interrupt of a signal not delivered."""
     signum = take_swallowed()
     if signum is not None:
         raise Interrupted(signum)

@@ -24,7 +24,7 @@ def run_command(command: str, call: Callable[[], int]) -> int:
     interrupts; what it returns, or the exit code of how it ended."""
     from ..boundary._atomic import OutputNotWrittenError
     from ..boundary._redact import redacting_output
-    from ..boundary._signals import interrupting_signals, received, signal_of, take_swallowed
+    from ..boundary._signals import delivered, interrupting_signals, received, signal_of, take_swallowed
 
     with redacting_output(), interrupting_signals():
         try:
@@ -41,6 +41,7 @@ def run_command(command: str, call: Callable[[], int]) -> int:
             print(f"rag-conformance {command}: NOT JUDGED: {written}. Exit code 2", file=sys.stderr)
             code = 2
         except KeyboardInterrupt as exc:  # outside a run's own handling (loading, parsing): say so, briefly
+            delivered()
             signum = signal_of(exc)
             print(
                 f"rag-conformance {command}: interrupted ({signal.Signals(signum).name}). "
@@ -48,7 +49,7 @@ def run_command(command: str, call: Callable[[], int]) -> int:
                 file=sys.stderr,
             )
             code = 128 + signum
-        swallowed = take_swallowed()  # a signal whose interrupt Python swallowed after the last safe point
+        swallowed = take_swallowed()  # a signal whose interrupt was swallowed after the last safe point
         if swallowed is not None and code < 128:
             code = 128 + swallowed
             name = signal.Signals(swallowed).name

@@ -25,6 +25,7 @@ import pytest
 
 from ..boundary._signals import (
     Interrupted,
+    delivered,
     is_ours,
     keeping_swallowed_interrupts,
     note_received,
@@ -107,6 +108,7 @@ class InterruptGuard:
     @pytest.hookimpl(trylast=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self._signalled = True  # a KeyboardInterrupt raised some other way: ignore later signals too
+        delivered()  # the session stops: nothing to raise again at a later step
         # pytest would print where the interrupt landed (a file and line of the kit); the collector's
         # INTERRUPTED lines say what matters. The terminal reporter keeps it in a private attribute.
         terminal = self._outcomes.config.pluginmanager.get_plugin("terminalreporter")

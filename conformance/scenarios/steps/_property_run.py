@@ -26,6 +26,7 @@ from ...boundary._protocol import (
     QualityRequest,
     WireCandidate,
 )
+from ...boundary._signals import interrupt_behind
 from ...boundary._tally import count_example
 from ...judging._attribution import ALIASES, reattribute
 from ...judging._judge import Judge
@@ -100,8 +101,12 @@ class PropertyRun:
             run_explicit(one, examples, self.seed)  # a failing one ends the property, as @example did
             prop()
         except AssertionError as exc:
+            if (stop := interrupt_behind(exc)) is not None:
+                raise stop from None  # an interrupt a library turned into an assertion of its own
             raise _failed(self._explain([exc]), [exc]) from None
         except BaseExceptionGroup as group:
+            if (stop := interrupt_behind(group)) is not None:
+                raise stop from None
             # Several distinct falsifying examples come as a group. Made of assertion failures only, it
             # is still a FAILED property (not a crash): say every one of them.
             failures, rest = group.split(AssertionError)

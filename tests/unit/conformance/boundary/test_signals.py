@@ -3,6 +3,7 @@ the handlers are as they were after it."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -27,6 +28,7 @@ def default_handlers() -> Iterator[None]:
         for s, handler in saved.items():
             signal.signal(s, handler)
         _signals._RECEIVED.clear()  # the command line would exit at once after a signal it received
+        _signals._SWALLOWED.clear()
 
 
 @pytest.mark.usefixtures("default_handlers")
@@ -94,6 +96,28 @@ def test_an_interrupt_python_swallows_is_kept_and_raised_again_at_the_next_call(
     finally:
         sys.unraisablehook = previous
         _signals._SWALLOWED.clear()
+
+
+@pytest.mark.usefixtures("default_handlers")
+def test_an_interrupt_a_library_caught_is_raised_again_at_the_next_call_until_delivered() -> None:
+    # Whatever swallowed it (here: an `except BaseException` turning it into another error), a signal
+    # received and not delivered to the command stops it at the next safe point; once delivered, never twice.
+    from conformance.boundary._asking import ask
+
+    class Normalizer:
+        def quality_score(self, request: object) -> float:
+            return 0.5
+
+    with interrupting_signals():
+        with contextlib.suppress(BaseException):  # a library's catch-all swallows the interrupt
+            signal.raise_signal(signal.SIGHUP)
+        with pytest.raises(Interrupted) as raised:
+            ask(Normalizer(), "quality_score", None)
+        assert raised.value.signum == signal.SIGHUP
+        assert ask(Normalizer(), "quality_score", None) == 0.5  # raised once
+        _signals.note_received(signal.SIGTERM)
+        _signals.delivered()  # pytest stopped the session with it
+        assert ask(Normalizer(), "quality_score", None) == 0.5
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX threads' signals")

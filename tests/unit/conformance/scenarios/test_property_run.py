@@ -151,3 +151,19 @@ def test_explicit_examples_see_the_same_global_random_draws_every_run_and_leave_
     first, second = draws(), draws()
     assert first == second
     assert random.random() == before  # the caller's generator is where it was
+
+
+def test_a_ctrl_c_hypothesis_turns_into_an_assertion_of_its_own_stays_an_interrupt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Hypothesis 6.170: an interrupt that lands in run_engine before its runner is set (a Ctrl-C 5 s into
+    # `rag-conformance run`) meets `assert state._runner is not None` in its handler, and an AssertionError
+    # leaves in its place; read as a falsified property, that run ended DOES NOT CONFORM, exit 1.
+    from hypothesis.internal.conjecture import engine
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt("SIGINT")
+
+    monkeypatch.setattr(engine.ConjectureRunner, "__init__", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        RUN.check({"x": st.integers(0, 100)}, _under_ten)
