@@ -147,8 +147,7 @@ def _inventory(engine: Engine, *, flush: bool) -> list[CollectionState]:
                 late = _until_it_serves(client, name, stretched(LOAD_SECONDS))
         except Exception as exc:
             _still_there(engine, f"{step} of {name}", exc)
-            text = str(getattr(exc, "message", None) or exc).strip().splitlines()
-            problem = f"{step} failed: {type(exc).__name__}: {text[0] if text else 'no words'}"
+            problem = f"{step} failed: {_said(exc)}"
         rows: int | None = None
         try:
             reply = client.query(name, filter="", output_fields=["count(*)"])
@@ -184,11 +183,15 @@ def _still_there(engine: Engine, step: str, exc: BaseException) -> None:
     try:
         engine.check_reachable()
     except EngineUnavailableError:
-        text = str(getattr(exc, "message", None) or exc).strip().splitlines()
         raise _StoppedError(
-            f"it lists the collections, then its server stopped answering at the {step} "
-            f"({type(exc).__name__}: {text[0] if text else 'no words'})"
+            f"it lists the collections, then its server stopped answering at the {step} ({_said(exc)})"
         ) from None
+
+
+def _said(exc: BaseException) -> str:
+    """An engine's error in one line: its type, and the first line of its message (pymilvus's own)."""
+    text = str(getattr(exc, "message", None) or exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no words'}"
 
 
 def _ask_all(
@@ -288,8 +291,7 @@ def _until_it_serves(client: Any, name: str, seconds: float) -> tuple[float, str
             if time.monotonic() - started >= seconds:
                 raise
             if first is None:
-                text = str(getattr(exc, "message", None) or exc).strip().splitlines()
-                first = f"{type(exc).__name__}: {text[0] if text else 'no words'}"
+                first = _said(exc)
             time.sleep(_SERVE_POLL_SECONDS)
 
 
