@@ -113,13 +113,13 @@ def note_received(signum: int) -> None:
     """Keep ``signum`` as received (a run's own handler, which takes the signals over, calls it too), and
     as not yet delivered until :func:`delivered` is called."""
     _RECEIVED.append(signum)
-    _SWALLOWED.append(signum)
+    _UNDELIVERED.append(signum)
 
 
 def delivered() -> None:
     """The interrupt has reached the command's own handling (pytest stopped the session, or the command
     line caught it): nothing is left to raise again."""
-    _SWALLOWED.clear()
+    _UNDELIVERED.clear()
 
 
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
@@ -135,7 +135,7 @@ def is_ours(handler: Callable[..., Any] | int | None) -> bool:
     return bool(getattr(handler, "rqs_stop_handler", False))
 
 
-_SWALLOWED: list[int] = []
+_UNDELIVERED: list[int] = []
 """Stop signals received whose interrupt has not reached the command (:func:`delivered`): it may have
 been swallowed. A handler runs wherever the main thread is: an exception raised in a destructor or a gc
 callback (Hypothesis keeps one) only reaches ``sys.unraisablehook``, and a library may catch the
@@ -144,9 +144,9 @@ come."""
 
 
 def take_swallowed() -> int | None:
-    """The signal of an interrupt not delivered (see :data:`_SWALLOWED`), if any; forgotten once taken."""
-    signum = _SWALLOWED[0] if _SWALLOWED else None
-    _SWALLOWED.clear()
+    """The signal of an interrupt not delivered (see :data:`_UNDELIVERED`), if any; forgotten once taken."""
+    signum = _UNDELIVERED[0] if _UNDELIVERED else None
+    _UNDELIVERED.clear()
     return signum
 
 
@@ -163,7 +163,7 @@ def keeping_swallowed_interrupts() -> Iterator[None]:
 
     def keep(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            _SWALLOWED.append(signal_of(unraisable.exc_value))
+            _UNDELIVERED.append(signal_of(unraisable.exc_value))
         else:
             previous(unraisable)
 
@@ -183,7 +183,7 @@ def interrupting_signals() -> Iterator[None]:
     after."""
     previous: dict[int, Any] = {}
     _RECEIVED.clear()  # a signal an earlier command of this process got is not this one's
-    _SWALLOWED.clear()
+    _UNDELIVERED.clear()
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             current = signal.getsignal(signum)

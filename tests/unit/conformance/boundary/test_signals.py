@@ -28,7 +28,7 @@ def default_handlers() -> Iterator[None]:
         for s, handler in saved.items():
             signal.signal(s, handler)
         _signals._RECEIVED.clear()  # the command line would exit at once after a signal it received
-        _signals._SWALLOWED.clear()
+        _signals._UNDELIVERED.clear()
 
 
 @pytest.mark.usefixtures("default_handlers")
@@ -95,7 +95,7 @@ def test_an_interrupt_python_swallows_is_kept_and_raised_again_at_the_next_call(
         assert sys.unraisablehook is mine  # the hook that was there is back
     finally:
         sys.unraisablehook = previous
-        _signals._SWALLOWED.clear()
+        _signals._UNDELIVERED.clear()
 
 
 @pytest.mark.usefixtures("default_handlers")

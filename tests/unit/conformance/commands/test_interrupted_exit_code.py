@@ -16,7 +16,7 @@ def _no_signal_kept() -> Iterator[None]:
     _signals._RECEIVED.clear()
     yield
     _signals._RECEIVED.clear()
-    _signals._SWALLOWED.clear()  # received here, never delivered: no later test may meet it
+    _signals._UNDELIVERED.clear()  # received here, never delivered: no later test may meet it
 
 
 @pytest.mark.parametrize(
