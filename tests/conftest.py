@@ -46,8 +46,8 @@ def _secrets_registered_by_a_test_stay_in_it() -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list) -> None:
-    """The mutation matrix first. It is the suite's longest module by far (one kit run per miniature, in
-    four processes), and with ``-n auto --dist loadfile`` a module goes to a worker in collection order:
+    """The mutation matrix first. It is the suite's longest module by far (one kit run per miniature, one
+    process per core), and with ``-n auto --dist loadfile`` a module goes to a worker in collection order:
     collected last, as its name sorts, it started after most other modules had run and ended the suite
     alone. Started first, it runs beside all of them. The order of everything else is kept."""
     items.sort(key=lambda item: item.nodeid.partition("::")[0] != "tests/integration/test_mutation_matrix.py")

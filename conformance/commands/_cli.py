@@ -334,8 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument(
         "--jobs",
         type=count_at_least_one,
-        default=2,
-        help="miniatures run in parallel processes (2; 1 or more)",
+        default=None,
+        help="miniatures run in parallel processes (1 or more; default: one per usable core)",
     )
     selftest.set_defaults(func=_selftest)
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MAX_STRETCH", "load_stretch", "stretched"]
+__all__ = ["MAX_STRETCH", "load_stretch", "stretched", "usable_cores"]
 
 MAX_STRETCH = 4.0
 """The most a budget is stretched: four times busier than its cores, a machine is overloaded, not slow."""
 
 
-def _cores() -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity), at least 1."""
     try:
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):  # not Linux
@@ -31,7 +32,7 @@ def load_stretch() -> float:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average on this system: wait as on an idle machine
         return 1.0
-    return min(MAX_STRETCH, max(1.0, load / _cores()))
+    return min(MAX_STRETCH, max(1.0, load / usable_cores()))
 
 
 def stretched(seconds: float) -> float:

@@ -14,17 +14,17 @@ from collections import Counter
 import pytest
 
 from conformance.commands._matrix import SelftestResult, format_selftest_matrix, load_matrix
-from conformance.commands._selftest import run_selftest
+from conformance.commands._selftest import default_jobs, run_selftest
 from conformance.judging._spec_model import RULES
 from tests.miniatures import MATRIX_PATH
 
 EXPECTATIONS = load_matrix(MATRIX_PATH)
 SEED = int(os.environ.get("RQS_SELFTEST_SEED", "20260728"))
-# Two runs at a time: each keeps the shared engine busy for about 40% of its time, and the suite's other
-# xdist workers run beside them. On two cores, measured when `pytest -n auto` gave the suite two workers:
-# it took 293 s with two, 313 s with three and 346 s with four (more processes than cores only make them
-# thrash; four paid when every run slept 2 s in pymilvus's index polling, which the runs no longer do).
-JOBS = 2
+# One run at a time per core (the selftest's default): a run keeps the shared engine busy for about 40%
+# of its time, and the suite's other xdist workers run beside them. On two cores, measured when
+# `pytest -n auto` gave the suite two workers: it took 293 s with two runs, 313 s with three and 346 s
+# with four (more processes than cores only make them thrash).
+JOBS = default_jobs()
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,21 @@ def test_missing_miniatures_say_what_to_pass(capsys: pytest.CaptureFixture[str])
     )
     assert code == 2
     assert "--miniatures" in capsys.readouterr().err
+
+
+def test_the_miniatures_run_one_per_usable_core_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.commands import _cli, _selftest
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
+    assert _selftest.default_jobs() == 6
+    asked: list[int] = []
+
+    def run_selftest(expectations: object, **kwargs: object) -> SelftestResult:
+        asked.append(kwargs["jobs"])  # type: ignore[arg-type]
+        return SelftestResult([], 1, 0.0, [])
+
+    monkeypatch.setattr(_selftest, "run_selftest", run_selftest)
+    for argv, want in ((["selftest"], 6), (["selftest", "--jobs", "1"], 1)):
+        args = _cli.build_parser().parse_args(argv)
+        _cli._selftest(args)
+        assert asked.pop() == want

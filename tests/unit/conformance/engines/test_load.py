@@ -12,7 +12,7 @@ from conformance.engines._load import MAX_STRETCH, load_stretch, stretched
 
 @pytest.fixture
 def cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_load, "_cores", lambda: 2)
+    monkeypatch.setattr(_load, "usable_cores", lambda: 2)
 
 
 @pytest.mark.parametrize(
