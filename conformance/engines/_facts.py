@@ -3,9 +3,10 @@
 A team in another language meets the engine through its own SDK: it needs the Milvus API level (to pick
 an SDK line), whether filter templates exist (or how to write a category literal), whether nullable
 fields do, and the sign of BM25 scores. The facts below were measured on this machine's engines
-(``tests/conformance/engines/test_engine_facts.py`` checks each one against the running engine);
-``docs/engines.md`` is their page. A server reached by URI is described from its reported version,
-by the server's documented behaviour of that line.
+(``test_the_engine_facts_prepare_carries_are_what_the_engine_does`` in
+``tests/integration/conformance/engines/test_other_engines.py`` checks each one against the running
+engine); ``docs/engines.md`` is their page. A server reached by URI is described from its reported
+version, by the server's documented behaviour of that line.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The README is a map and docs/ the manual: every relative link in them resolves, to a file that exists
 and, where it names a heading, to a heading that exists (GitHub's anchors). A page moved or a section
-renamed fails here, not in a reader's browser. The README stays a map: at most 12 KB."""
+renamed fails here, not in a reader's browser. A file of the project a page names in code (`tests/...`,
+`conformance/...`) exists too: tests moved into tiers once, and three pages kept the old paths. The
+README stays a map: at most 12 KB."""
 
 from __future__ import annotations
 
@@ -32,6 +34,46 @@ def _links(page: Path) -> list[str]:
 
     walk(MarkdownIt("commonmark").enable("table").parse(page.read_text(encoding="utf-8")))
     return found
+
+
+PROJECT_FOLDERS = (
+    "benchmarks/",
+    "conformance/",
+    "docs/",
+    "evaluation/",
+    "examples/",
+    "features/",
+    "reference/",
+    "tests/",
+)
+PLACEHOLDER = re.compile(r"[<>*{}$|]|\.\.\.")  # a pattern or a path to fill in, not a path
+
+
+def _project_paths(page: Path) -> list[str]:
+    """The project paths the page names in inline code (`tests/unit/`, `conformance/plugin.py:12`, the
+    path in `pytest tests/x.py`), as written; patterns and placeholders (`<name>`, `*.md`, `...`) are
+    not paths."""
+    found = []
+
+    def walk(tokens) -> None:
+        for token in tokens:
+            if token.type == "code_inline":  # a path alone, or in a command (`pytest tests/x.py -q`)
+                words = token.content.split()
+                found.extend(w for w in words if w.startswith(PROJECT_FOLDERS) and not PLACEHOLDER.search(w))
+            if token.children:
+                walk(token.children)
+
+    walk(MarkdownIt("commonmark").enable("table").parse(page.read_text(encoding="utf-8")))
+    return found
+
+
+def _missing(page: Path, root: Path = ROOT) -> list[str]:
+    """The project paths the page names that do not exist (``::test`` and ``:line`` suffixes dropped)."""
+    return [
+        written
+        for written in _project_paths(page)
+        if not (root / written.partition("::")[0].partition(":")[0]).exists()
+    ]
 
 
 def _anchors(page: Path) -> set[str]:
@@ -67,6 +109,24 @@ def _broken(page: Path) -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(page: Path) -> None:
     assert _broken(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_project_path_a_page_names_exists(page: Path) -> None:
+    assert _missing(page) == []
+
+
+def test_a_moved_file_a_page_still_names_is_found(tmp_path: Path) -> None:
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tests" / "unit" / "test_a.py").write_text("", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "`tests/unit/test_a.py::test_x` and `tests/unit/` are here; `pytest tests/test_a.py -q` moved;\n"
+        "`tests/<tier>/` and `docs/*.md` are patterns, `rqs-report/` is not the project's.\n\n"
+        "```console\npytest tests/gone.py\n```\n",
+        encoding="utf-8",
+    )
+    assert _missing(page, tmp_path) == ["tests/test_a.py"]
 
 
 def test_a_broken_link_and_a_missing_anchor_are_found(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ What Milvus Lite does when the next version opens the data the last one wrote, m
   nor, there, for BM25;
 - 2.5.1 -> 3.x: 3.x keeps a directory where 2.x kept a file and cannot start on it (CANNOT OPEN);
 - 3.1.1 -> 3.x of this venv: it opens, and every query's answer is unchanged.
-The server lines (Milvus 2.2.16 -> 2.3.5, one data directory) are in tests/test_other_engines.py, the
-one module where a Milvus 2.x server may run (its etcd always binds the same port).
+The server lines (Milvus 2.2.16 -> 2.3.5, one data directory) are in
+tests/integration/conformance/engines/test_other_engines.py, the one module where a Milvus 2.x server may
+run (its etcd always binds the same port).
 """
 
 from __future__ import annotations
