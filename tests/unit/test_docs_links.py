@@ -7,6 +7,7 @@ README stays a map: at most 12 KB."""
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatch
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -67,13 +68,19 @@ def _project_paths(page: Path) -> list[str]:
     return found
 
 
+def _ignored(path: str, root: Path) -> bool:
+    """Whether git ignores the path (a part of it matches a pattern of the root's ``.gitignore``): made
+    by a command (``examples/node/node_modules``), not a file of the project, so absent from a clone."""
+    gitignore = root / ".gitignore"
+    lines = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
+    patterns = [line.strip().rstrip("/") for line in lines if line.strip() and not line.startswith("#")]
+    return any(fnmatch(part, pattern) for part in path.split("/") for pattern in patterns)
+
+
 def _missing(page: Path, root: Path = ROOT) -> list[str]:
     """The project paths the page names that do not exist (``::test`` and ``:line`` suffixes dropped)."""
-    return [
-        written
-        for written in _project_paths(page)
-        if not (root / written.partition("::")[0].partition(":")[0]).exists()
-    ]
+    paths = [(written, written.partition("::")[0].partition(":")[0]) for written in _project_paths(page)]
+    return [written for written, path in paths if not _ignored(path, root) and not (root / path).exists()]
 
 
 def _anchors(page: Path) -> set[str]:
@@ -119,9 +126,11 @@ def test_every_project_path_a_page_names_exists(page: Path) -> None:
 def test_a_moved_file_a_page_still_names_is_found(tmp_path: Path) -> None:
     (tmp_path / "tests" / "unit").mkdir(parents=True)
     (tmp_path / "tests" / "unit" / "test_a.py").write_text("", encoding="utf-8")
+    (tmp_path / ".gitignore").write_text("# made by npm\nnode_modules/\n", encoding="utf-8")
     page = tmp_path / "page.md"
     page.write_text(
         "`tests/unit/test_a.py::test_x` and `tests/unit/` are here; `pytest tests/test_a.py -q` moved;\n"
+        "`examples/node/node_modules` is made by `npm ci`, ignored by git;\n"
         "`tests/<tier>/` and `docs/*.md` are patterns, `rqs-report/` is not the project's.\n\n"
         "```console\npytest tests/gone.py\n```\n",
         encoding="utf-8",
