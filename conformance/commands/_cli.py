@@ -335,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=count_at_least_one,
         default=None,
-        help="miniatures run in parallel processes (1 or more; default: one per usable core)",
+        help="miniatures run in parallel processes (1 or more; default: one per usable core, at most 8)",
     )
     selftest.set_defaults(func=_selftest)
 

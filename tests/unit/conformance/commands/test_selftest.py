@@ -99,6 +99,8 @@ def test_missing_miniatures_say_what_to_pass(capsys: pytest.CaptureFixture[str])
 def test_the_miniatures_run_one_per_usable_core_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     from conformance.commands import _cli, _selftest
 
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)), raising=False)
+    assert _selftest.default_jobs() == _selftest.MAX_DEFAULT_JOBS == 8  # one engine serves them all
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
     assert _selftest.default_jobs() == 6
     asked: list[int] = []
