@@ -10,7 +10,8 @@
 - ``_attribution``: counterfactual questions that find which input's influence broke a rule.
 - ``_retry_terms``: the category retry decided on the implementation's own terms.
 - ``_advice``: choices the spec allows that defeat its purpose, said beside the verdict.
-- ``_engine_calls``: the oracle's calls to Milvus, asked again once when the engine answers an error.
+- ``_engine_calls``: calls to Milvus asked again once when the engine answers an error: the oracle's
+  own, and the implementation's searches and lookups the judge asks.
 - ``_wire_values``: a reply whose only fault is text where a number belongs, failed under the rule
   owning the field.
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from ..boundary._asking import ask
 from ..boundary._decline import require_mode
 from ..boundary._describe import describe_call
-from ..boundary._errors import AdapterCallError, ConformanceError, EngineAnswerError
+from ..boundary._errors import AdapterCallError, ConformanceError
 from ..boundary._protocol import (
     Implementation,
     ImplementationInfo,
@@ -34,6 +34,7 @@ from ..boundary._protocol import (
 )
 from . import _spec_model as model
 from ._attribution import CATEGORY, every_chunk, reattribute, variations
+from ._engine_calls import Recording, ask_through_engine
 from ._retry_terms import own_low_quality
 from ._truth import fusions, hybrid_alternatives, lookup_truth, search_truth
 from ._wire_values import judged_numbers
@@ -382,41 +383,14 @@ class Judge:
         return self._oracle()
 
     def _ask_through_engine(self, operation: str, request: Any) -> tuple[Any, list[Any]]:
-        """Ask a Milvus-backed question, seeing its engine calls; when the engine answered one of them with
-        an error, ask once more and judge the second answer (a flaky engine is not the implementation's
-        fault, and a broken implementation still shows on the retry). Two disturbed asks in a row:
-        :class:`~conformance.boundary.EngineAnswerError`, and the scenario is NOT JUDGED."""
-        disturbed: list[str] = []
-        for _ in range(2):
-            error: ConformanceError | None = None
-            with self._recording() as calls:
-                try:
-                    reply = ask(self.implementation, operation, request)
-                except ConformanceError as exc:
-                    error = exc
-            errors = [f"{c.method}: {c.engine_error}" for c in calls if getattr(c, "engine_error", None)]
-            if not errors:
-                if error is not None:
-                    raise error
-                if disturbed:
-                    self._note(
-                        f"Milvus answered the implementation's {operation} with an error ({disturbed[0]}); "
-                        "the kit asked again and judged the second answer"
-                    )
-                return reply, calls
-            answer = f"; the implementation then {_outcome(error)}"
-            disturbed.append(errors[0] + answer)
-        raise EngineAnswerError(
-            f"Milvus answered the implementation's {operation} calls with errors twice in a row "
-            f"({disturbed[0]}; asked again: {disturbed[1]}): not judged, as the engine failed"
-        )
+        return ask_through_engine(self.implementation, operation, request, self._recording, self._note)
 
     def _note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
 
-    def _recording(self) -> _Recording:
-        return _Recording(self._recorder() if self._recorder is not None else None)
+    def _recording(self) -> Recording:
+        return Recording(self._recorder() if self._recorder is not None else None)
 
     def _seen(self, operation: str, request: Any, reply: Any) -> None:
         if self._observe is not None:
@@ -451,28 +425,8 @@ class Judge:
                 self.notes.append(note)
 
 
-def _outcome(error: ConformanceError | None) -> str:
-    return "answered" if error is None else f"failed: {error}"
-
-
 def _under(where: str, found: Sequence[model.Violation]) -> list[model.Violation]:
     return [model.Violation(v.rule, f"{where}: {v.item}", v.expected, v.actual, v.varied) for v in found]
-
-
-class _Recording:
-    """``with`` block collecting what the recording proxy saw during one call (nothing without a proxy)."""
-
-    def __init__(self, proxy: Any) -> None:
-        self._proxy = proxy
-        self._calls: list[Any] = []
-
-    def __enter__(self) -> list[Any]:
-        self._mark = self._proxy.mark() if self._proxy is not None else 0
-        return self._calls
-
-    def __exit__(self, *exc: object) -> None:
-        if self._proxy is not None:
-            self._calls.extend(self._proxy.calls_since(self._mark))
 
 
 def _extra_fields(value: Any, path: str = "") -> Iterator[str]:
