@@ -31,6 +31,7 @@ from ..options import RunOptions
 from ..spec._paths import spec_path
 from ._classify import classify, with_step
 from ._junit import write_junit
+from ._redacted import redacted
 from ._report import (
     Environment,
     Interruption,
@@ -39,7 +40,6 @@ from ._report import (
     build_report,
     interrupted_report,
     not_judged_report,
-    redacted,
 )
 from ._scope import (
     COLLECTION_DROPPED_REASON,

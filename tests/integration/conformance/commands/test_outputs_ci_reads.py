@@ -206,7 +206,7 @@ def test_a_report_directory_name_never_holds_a_secret(uri: str) -> None:
 
 def test_evidence_keys_are_redacted_too() -> None:
     from conformance.reporting import Environment, not_judged_report
-    from conformance.reporting._report import redacted
+    from conformance.reporting._redacted import redacted
 
     register_secret("EchoedT0ken")
     environment = Environment(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from conformance.boundary._redact import register_secret
 from conformance.reporting import Environment, ScenarioResult, build_report
-from conformance.reporting._report import redacted
+from conformance.reporting._redacted import redacted
 
 
 def test_a_password_equal_to_a_field_name_is_hidden_in_data_and_the_report_stays_valid() -> None:
