@@ -2,6 +2,7 @@
 
 - ``_report``: the report's model (``report.json``): scenario results, per-requirement rows, verdicts.
 - ``_redacted``: a report as the kit writes it: no credential and no control character in any text.
+- ``_replay``: the command that replays a run's broken property scenarios, as printed.
 - ``_scope``: what a run judged (the spec's scenarios, the requirements by number) and the verdict
   said with it, one set of counts for every view.
 - ``_junit``: the JUnit view of a report; ``_table``: the terminal's (the per-requirement table);

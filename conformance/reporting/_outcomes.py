@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import platform
-import shlex
 import signal
 import sys
 import time
@@ -24,7 +23,6 @@ import pytest
 
 from .._version import kit_version
 from ..boundary._errors import ConformanceError
-from ..boundary._redact import redact
 from ..boundary._tally import Tally, tallying
 from ..boundary._visible import visible_text
 from ..options import RunOptions
@@ -32,6 +30,7 @@ from ..spec._paths import spec_path
 from ._classify import classify, with_step
 from ._junit import write_junit
 from ._redacted import redacted
+from ._replay import replay_hint
 from ._report import (
     Environment,
     Interruption,
@@ -380,37 +379,9 @@ class OutcomeCollector:
         return property_lines(self.report.scenarios, self._properties, statistics_asked=stats)
 
     def _replay_hint(self) -> str | None:
-        """How to replay a broken property scenario, as a command that works when copied."""
         assert self.report is not None
-        broken = [
-            r for r in self.report.scenarios if r.id in self._properties and r.status in ("failed", "errored")
-        ]
-        if not broken:
-            return None
-        # Only options `rag-conformance run --help` lists: a stdio program is --adapter-cmd there, however
-        # it reached pytest (--rqs-adapter-cmd, or the runner's --rqs-adapter cmd:...).
-        address = self.options.adapter_address
-        replay = self.options.model_copy(
-            update={
-                "adapter": None if address.startswith("cmd:") or address == "reference" else address,
-                "adapter_cmd": address.removeprefix("cmd:") if address.startswith("cmd:") else None,
-                "report": None,
-                "expectations": (),
-                "profile": self.options.profile or "ci",
-            }
-        )
-        command = ["rag-conformance", "run", *_cli_args(replay.pytest_args())]
         keyword = self.config.getoption("keyword", default=None)
-        if keyword:
-            command += ["-k", keyword]
-        if "--seed" not in command:
-            command += ["--seed", str(self.options.seed)]
-        if "--profile" not in command:
-            command += ["--profile", replay.profile or "ci"]
-        return redact(
-            f"replay the property scenarios: {shlex.join(command)} "
-            f"(in pytest: --rqs-seed {self.options.seed} --rqs-profile {replay.profile})"
-        )
+        return replay_hint(self.report, self._properties, self.options, keyword)
 
 
 def _show_controls(report: pytest.TestReport) -> None:
@@ -422,11 +393,6 @@ def _show_controls(report: pytest.TestReport) -> None:
         if shown != text:  # untouched otherwise: pytest keeps its own formatting
             report.longrepr = shown
     report.sections = [(title, visible_text(content)) for title, content in report.sections]
-
-
-def _cli_args(pytest_args: list[str]) -> list[str]:
-    """``rag-conformance run``'s spelling of pytest's ``--rqs-*`` arguments."""
-    return [arg.replace("--rqs-", "--", 1) if arg.startswith("--rqs-") else arg for arg in pytest_args]
 
 
 def _requirement_order() -> list[str]:
