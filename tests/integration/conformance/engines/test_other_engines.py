@@ -84,7 +84,9 @@ def test_milvus_2_2_16_to_2_3_5_in_place_runs_on_one_data_directory_and_says_wha
     # CHANGED). Both were the kit's findings, not the engine's; about a minute in all.
     command += ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--open-timeout", "120"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    found = json.loads((tmp_path / "out" / "in-place.json").read_text())
+    written = tmp_path / "out" / "in-place.json"
+    assert written.is_file(), result.stdout[-3000:] + result.stderr[-3000:]  # exit 2: it says why
+    found = json.loads(written.read_text())
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("verdict in place: UNCHANGED"), result.stdout + result.stderr[-3000:]
     assert result.returncode == 0, last
