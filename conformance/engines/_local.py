@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import signal
 import socket
@@ -48,6 +49,8 @@ _CHILD = Path(__file__).with_name("_local_child.py")
 _LITE_CHILD = Path(__file__).with_name("_lite_child.py")
 LITE_FILE = "lite.db"  # the Lite lines keep their data in <data dir>/lite.db
 _LOG_TAIL = 15
+# A Go server's log line for a port it could not listen on (the port, where the line names it).
+_TAKEN = re.compile(r"(?:listen tcp [^ ]*:(?P<port>\d+): )?bind: address already in use")
 # Every component of the 2.3.5 server advertises this address to the others (the default is the first
 # non-loopback address). Its gRPC ports still bind every interface: 2.3.5 has no listen-address setting.
 _COMPONENTS_235 = ("rootCoord", "proxy", "queryCoord", "queryNode", "indexCoord", "indexNode", "dataCoord")
@@ -98,7 +101,11 @@ def _free_port() -> int:
 
 
 def _bindable(port: int) -> bool:
+    """Whether the engine could bind ``port`` now. Go's listeners set SO_REUSEADDR, and so does this
+    check: a port whose last connections are in TIME_WAIT (a server that stopped a moment ago) is free
+    to them, where a plain bind would call it held for a minute."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((HOST, port))
         except OSError:
@@ -211,13 +218,21 @@ class LocalServer:
             return
         for log in (self.data_dir / "logs").glob("*.log"):
             with contextlib.suppress(OSError):
-                if "bind: address already in use" in log.read_text(errors="replace"):
+                taken = _TAKEN.search(log.read_text(errors="replace"))
+                if taken is None:
+                    continue
+                port = int(taken["port"]) if taken["port"] else None
+                if port is None or port in self.spec.fixed_ports:
                     ports = ", ".join(map(str, self.spec.fixed_ports))
                     raise EngineUnavailableError(
                         f"{self.spec.about} could not bind its fixed port(s) {ports}: another Milvus 2.x "
                         f"server took one while this one started ({log}); only one runs at a time: wait "
                         "for it, or stop it"
                     )
+                raise EngineUnavailableError(
+                    f"{self.spec.about} could not bind port {port}: another process took it between the "
+                    f"kit finding it free and the server binding it ({log}); run again"
+                )
 
     def log_tail(self) -> str:
         """The last lines of the server log."""
