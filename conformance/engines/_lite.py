@@ -11,7 +11,6 @@ import importlib.util
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,28 +21,14 @@ from typing import IO
 from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, open_client
 from ._option import engine_option
+from ._ports import HOST, free_port, port_open, served_by
 
 __all__ = ["start_lite"]
 
-HOST = "127.0.0.1"
 _CHILD = Path(__file__).with_name("_lite_child.py")
 _PORT_ATTEMPTS = 3  # a free port can be taken between probing it and the server binding it
 _STOP_GRACE = 6.0  # the server drains requests for up to 5 s when told to stop
 _LOG_TAIL_LINES = 20
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def _port_open(port: int) -> bool:
-    try:
-        with socket.create_connection((HOST, port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 class _LiteProcess:
@@ -114,7 +99,7 @@ def start_lite(
     for _ in range(_PORT_ATTEMPTS):
         work_dir = Path(tempfile.mkdtemp(prefix="rqs-lite-"))  # holds the log, and the data if owned
         data = work_dir / "data" if owned else Path(data_dir).expanduser().resolve()  # type: ignore[arg-type]
-        server = _LiteProcess(data_dir=data, work_dir=work_dir, port=port or _free_port())
+        server = _LiteProcess(data_dir=data, work_dir=work_dir, port=port or free_port())
         try:
             return _wait_ready(server, prefix=prefix, started=started, deadline=deadline, owned=owned)
         except _PortTakenError as exc:
@@ -152,12 +137,17 @@ def _wait_ready(server: _LiteProcess, *, prefix: str, started: float, deadline: 
                 f"{where} did not accept connections within the startup timeout; "
                 f"server log tail:\n{server.log_tail()}\nraise startup_timeout on a slow machine"
             )
-        if _port_open(server.port):
+        if port_open(server.port):
             client = open_client(endpoint, timeout=max(1.0, min(remaining, 5.0)))
             version = str(client.get_server_version())
             if server.proc.poll() is not None:  # we reached whoever took the port, not our server
                 client.close()
                 continue
+            if served_by(server.proc.pid, server.port) is False:
+                # Another process listens there, and ours (still starting) will fail to bind: never
+                # hand the run an engine the kit did not start.
+                client.close()
+                raise _PortTakenError(f"port {server.port} was taken before the server could bind it")
             return Engine(
                 backend="lite",
                 endpoint=endpoint,

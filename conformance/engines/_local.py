@@ -31,6 +31,7 @@ from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, make_prefix
 from ._lines import LOCAL_ENGINES, LocalEngineSpec
 from ._load import stretched
+from ._ports import free_port, served_by
 
 __all__ = [
     "CACHE_ENV",
@@ -94,12 +95,6 @@ def ensure_venv(spec: LocalEngineSpec, *, output: IO[str] | None = None) -> Path
     return venv
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
 def _bindable(port: int) -> bool:
     """Whether the engine could bind ``port`` now. Go's listeners set SO_REUSEADDR, and so does this
     check: a port whose last connections are in TIME_WAIT (a server that stopped a moment ago) is free
@@ -133,7 +128,7 @@ class LocalServer:
                     "only one can run at a time: wait for it, or stop it"
                 )
         self.spec = spec
-        self.port = port if port is not None else _free_port()
+        self.port = port if port is not None else free_port()
         self.uri = f"http://{HOST}:{self.port}"
         self.work_dir = Path(tempfile.mkdtemp(prefix=f"rqs-{spec.name}-"))
         self.log_path = self.work_dir / "server.log"
@@ -200,7 +195,10 @@ class LocalServer:
                             client.list_collections(timeout=5.0)
                 finally:
                     client.close()
+                self._check_port_is_ours()
                 return self.version
+            except EngineUnavailableError:
+                raise
             except Exception as exc:  # refused, or the server is still starting its components
                 last = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 self._check_ports_bound()
@@ -209,6 +207,15 @@ class LocalServer:
             f"{self.spec.about} did not answer on {self.uri} within {budget:.0f} s "
             f"(last: {last}); log tail:\n{self.log_tail()}"
         )
+
+    def _check_port_is_ours(self) -> None:
+        """The answer came from this server, not from a process that took its port between the kit
+        finding it free and the server binding it (ours then fails to bind, but answers nothing yet)."""
+        if self.proc.poll() is None and served_by(self.proc.pid, self.port) is False:
+            raise EngineUnavailableError(
+                f"{self.spec.about} could not have port {self.port}: another process listens there (it "
+                "took the port between the kit finding it free and the server binding it); run again"
+            )
 
     def _check_ports_bound(self) -> None:
         """A Go server whose fixed port was taken after the check (another 2.x server started in

@@ -24,7 +24,6 @@ import contextlib
 import logging
 import secrets
 import shutil
-import socket
 import sys
 import tempfile
 import threading
@@ -44,6 +43,7 @@ from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
 from ..engines._load import stretched
 from ..engines._local import LITE_FILE
+from ..engines._ports import free_port
 from ._in_place_values import (
     Answer,
     CollectionState,
@@ -118,12 +118,6 @@ def _start(address: str, data: Path, port: int, run_id: str, timeout: float | No
     # The kit's own Lite 3.x takes the Lite file's path as its data dir; the lines take the dir.
     where = data / LITE_FILE if parse_engine_address(address).kind == "lite" else data
     return start_engine(address, data_dir=where, port=port, run_id=run_id, startup_timeout=timeout)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class _StoppedError(Exception):
@@ -306,7 +300,7 @@ def _upgrade(
     out: IO[str],
     open_timeout: float | None,
 ) -> InPlaceResult:
-    port, run_id = _free_port(), secrets.token_hex(4)
+    port, run_id = free_port(), secrets.token_hex(4)
     adapter, info = load_adapter(adapter_spec)
     print(f"upgrade in place: starting {engine_label(old)} on {data}", file=out, flush=True)
     try:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from pymilvus import MilvusClient
 
-from conformance.engines._lite import _free_port, _LiteProcess, _port_open
+from conformance.engines._lite import _LiteProcess
 from conformance.engines._load import stretched
+from conformance.engines._ports import free_port, port_open, served_by
 
 __all__ = ["LiteServer"]
 
@@ -28,7 +29,7 @@ class LiteServer:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.data_dir = root / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.uri = f"http://127.0.0.1:{self.port}"
         self._process: _LiteProcess | None = None
         self._runs = 0
@@ -45,7 +46,7 @@ class LiteServer:
         while time.monotonic() < deadline:
             if process.proc.poll() is not None:
                 raise RuntimeError(f"the Lite server exited at start: {process.log_tail()}")
-            if _port_open(self.port):
+            if port_open(self.port):
                 client = MilvusClient(uri=self.uri, timeout=stretched(10.0))
                 try:
                     client.get_server_version()
@@ -54,7 +55,7 @@ class LiteServer:
                     continue
                 finally:
                     client.close()
-                if process.proc.poll() is None:
+                if process.proc.poll() is None and served_by(process.proc.pid, self.port) is not False:
                     self._served = True
                     return
                 # Whoever answered took the port between its choice and our bind (another worker's
@@ -64,7 +65,7 @@ class LiteServer:
                     raise RuntimeError(f"another process took port {self.port}: {process.log_tail()}")
                 process.stop()
                 self._process = None
-                self.port = _free_port()
+                self.port = free_port()
                 self.uri = f"http://127.0.0.1:{self.port}"
                 return self.start()
             time.sleep(0.1)

@@ -299,3 +299,34 @@ def test_killed_run_leaves_no_orphan_lite_server(tmp_path: Path) -> None:
     pid = int(result.stdout.split()[0])
     assert _wait_until(lambda: _process_gone(pid), timeout=10), f"lite server {pid} outlived its parent"
     assert _wait_until(lambda: not any(tmp_path.iterdir()), timeout=5)
+
+
+def test_a_lite_start_whose_port_another_engine_holds_fails_instead_of_using_that_engine(
+    lite: Engine,
+) -> None:
+    # The race a busy run loses now and then, made certain: the port the new server is to bind already
+    # answers, as another engine. The new server fails to bind only after its start-up (about a second),
+    # and until then the port's answer is the other engine's.
+    from conformance.engines._lite import start_lite
+
+    taken = int(lite.endpoint.uri.rsplit(":", 1)[1])
+    with pytest.raises(EngineUnavailableError, match=f"port {taken} was taken"):  # not the other engine
+        start_lite(data_dir=None, prefix="rqs_0badc0de_", startup_timeout=60.0, port=taken).close()
+    assert lite.client().list_collections() is not None  # the other engine is untouched
+
+
+def test_a_local_engine_whose_port_another_engine_holds_fails_instead_of_using_that_engine(
+    lite: Engine,
+) -> None:
+    # The same race for the engine lines of the cache (here Lite 2.5.1, whose forwarder binds late).
+    from conformance.engines._lines import LOCAL_ENGINES
+    from conformance.engines._local import ensure_venv, start_local_engine
+
+    try:
+        ensure_venv(LOCAL_ENGINES["lite-2.5.1"])
+    except EngineUnavailableError as exc:
+        pytest.skip(f"engine lite-2.5.1 cannot be installed here: {exc}")
+    taken = int(lite.endpoint.uri.rsplit(":", 1)[1])
+    with pytest.raises(EngineUnavailableError, match=f"port {taken}: another process listens there"):
+        start_local_engine("lite-2.5.1", port=taken).close()
+    assert lite.client().list_collections() is not None
