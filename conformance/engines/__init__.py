@@ -14,6 +14,8 @@
 - the collections killed runs left behind, found by the kit's own prefix pattern only (``_sweep``),
   and the leases that mark a live run's prefix so that ``clean`` leaves it alone (``_lease``);
 - the fixed waits (connecting, a local engine's startup), stretched with the machine's load (``_load``);
+- the loopback ports the kit's servers bind, and whether the one answering on a port is the kit's own
+  server (``_ports``);
 - the deadline on every engine call the kit makes, and giving up on an engine that stopped answering
   (``_deadline``; docs/exit-codes.md);
 - the engine option's name in the words of the tool printing a message, ``--milvus`` or ``--rqs-milvus``
