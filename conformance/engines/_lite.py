@@ -21,12 +21,11 @@ from typing import IO
 from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, open_client
 from ._option import engine_option
-from ._ports import HOST, free_port, port_open, served_by
+from ._ports import HOST, START_ATTEMPTS, PortTakenError, free_port, port_open, served_by
 
 __all__ = ["start_lite"]
 
 _CHILD = Path(__file__).with_name("_lite_child.py")
-_PORT_ATTEMPTS = 3  # a free port can be taken between probing it and the server binding it
 _STOP_GRACE = 6.0  # the server drains requests for up to 5 s when told to stop
 _LOG_TAIL_LINES = 20
 
@@ -96,13 +95,13 @@ def start_lite(
     deadline = started + startup_timeout
     owned = data_dir is None
     last_error: EngineUnavailableError | None = None
-    for _ in range(_PORT_ATTEMPTS):
+    for _ in range(START_ATTEMPTS):
         work_dir = Path(tempfile.mkdtemp(prefix="rqs-lite-"))  # holds the log, and the data if owned
         data = work_dir / "data" if owned else Path(data_dir).expanduser().resolve()  # type: ignore[arg-type]
         server = _LiteProcess(data_dir=data, work_dir=work_dir, port=port or free_port())
         try:
             return _wait_ready(server, prefix=prefix, started=started, deadline=deadline, owned=owned)
-        except _PortTakenError as exc:
+        except PortTakenError as exc:
             last_error = exc
             server.stop()
             if port is not None:
@@ -114,10 +113,6 @@ def start_lite(
     raise last_error
 
 
-class _PortTakenError(EngineUnavailableError):
-    """Another process bound the probed port first; try another one."""
-
-
 def _wait_ready(server: _LiteProcess, *, prefix: str, started: float, deadline: float, owned: bool) -> Engine:
     endpoint = MilvusEndpoint(uri=f"http://{HOST}:{server.port}", collection_prefix=prefix)
     where = f"milvus-lite server on {endpoint.uri} (data dir {'temporary' if owned else 'given'})"
@@ -126,7 +121,7 @@ def _wait_ready(server: _LiteProcess, *, prefix: str, started: float, deadline: 
         if code is not None:
             tail = server.log_tail()
             if "bind" in tail.lower():
-                raise _PortTakenError(f"port {server.port} was taken before the server could bind it")
+                raise PortTakenError(f"port {server.port} was taken before the server could bind it")
             raise EngineUnavailableError(
                 f"{where} exited with code {code} during startup; server log tail:\n{tail}\n"
                 "if the data dir is in use by another server, stop it or pick another dir"
@@ -147,7 +142,7 @@ def _wait_ready(server: _LiteProcess, *, prefix: str, started: float, deadline: 
                 # Another process listens there, and ours (still starting) will fail to bind: never
                 # hand the run an engine the kit did not start.
                 client.close()
-                raise _PortTakenError(f"port {server.port} was taken before the server could bind it")
+                raise PortTakenError(f"port {server.port} was taken before the server could bind it")
             return Engine(
                 backend="lite",
                 endpoint=endpoint,

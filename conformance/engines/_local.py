@@ -31,7 +31,7 @@ from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, make_prefix
 from ._lines import LOCAL_ENGINES, LocalEngineSpec
 from ._load import stretched
-from ._ports import free_port, served_by
+from ._ports import START_ATTEMPTS, PortTakenError, free_port, served_by
 
 __all__ = [
     "CACHE_ENV",
@@ -212,7 +212,7 @@ class LocalServer:
         """The answer came from this server, not from a process that took its port between the kit
         finding it free and the server binding it (ours then fails to bind, but answers nothing yet)."""
         if self.proc.poll() is None and served_by(self.proc.pid, self.port) is False:
-            raise EngineUnavailableError(
+            raise PortTakenError(
                 f"{self.spec.about} could not have port {self.port}: another process listens there (it "
                 "took the port between the kit finding it free and the server binding it); run again"
             )
@@ -236,7 +236,7 @@ class LocalServer:
                         f"server took one while this one started ({log}); only one runs at a time: wait "
                         "for it, or stop it"
                     )
-                raise EngineUnavailableError(
+                raise PortTakenError(
                     f"{self.spec.about} could not bind port {port}: another process took it between the "
                     f"kit finding it free and the server binding it ({log}); run again"
                 )
@@ -292,9 +292,21 @@ def start_local_engine(
         raise EngineUnavailableError(f"no local engine {name!r}; known: {', '.join(LOCAL_ENGINES)}")
     started = time.monotonic()
     given = Path(data_dir).expanduser().resolve() if data_dir is not None else None
-    server = LocalServer(spec, ensure_venv(spec, output=output), direct=direct, data_dir=given, port=port)
+    venv = ensure_venv(spec, output=output)
+    for attempt in range(1, START_ATTEMPTS + 1):
+        server = LocalServer(spec, venv, direct=direct, data_dir=given, port=port)
+        try:
+            version = server.wait_ready(startup_timeout)
+        except PortTakenError:
+            server.stop()
+            if port is not None or attempt == START_ATTEMPTS:
+                raise  # a port the caller named: another one would not do
+            continue
+        except BaseException:
+            server.stop()
+            raise
+        break
     try:
-        version = server.wait_ready(startup_timeout)
         endpoint = MilvusEndpoint(uri=server.uri, collection_prefix=prefix or make_prefix())
         return Engine(
             backend=name,

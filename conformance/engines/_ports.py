@@ -15,11 +15,21 @@ import os
 import socket
 from pathlib import Path
 
-__all__ = ["HOST", "free_port", "port_open", "served_by"]
+from ._engine import EngineUnavailableError
+
+__all__ = ["HOST", "START_ATTEMPTS", "PortTakenError", "free_port", "port_open", "served_by"]
 
 HOST = "127.0.0.1"
 _LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp's "st" column
 _PROC = Path("/proc")
+START_ATTEMPTS = 3
+"""How many free ports a start tries when another process takes the one found free before the server
+binds it (a start on a port the caller named tries that one only)."""
+
+
+class PortTakenError(EngineUnavailableError):
+    """Another process listens on the port the kit found free, before the kit's server could bind it: a
+    start on a port of its own choosing tries another."""
 
 
 def free_port() -> int:

@@ -43,7 +43,7 @@ from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
 from ..engines._load import stretched
 from ..engines._local import LITE_FILE
-from ..engines._ports import free_port
+from ..engines._ports import START_ATTEMPTS, PortTakenError, free_port
 from ._in_place_values import (
     Answer,
     CollectionState,
@@ -118,6 +118,18 @@ def _start(address: str, data: Path, port: int, run_id: str, timeout: float | No
     # The kit's own Lite 3.x takes the Lite file's path as its data dir; the lines take the dir.
     where = data / LITE_FILE if parse_engine_address(address).kind == "lite" else data
     return start_engine(address, data_dir=where, port=port, run_id=run_id, startup_timeout=timeout)
+
+
+def _start_old(address: str, data: Path, run_id: str) -> tuple[Engine, int]:
+    """The old engine on a free port, and that port (the new engine takes it over). The port is named to
+    the start, so that both engines get the same one: where another process takes it before the old
+    engine binds it, another free port is tried, as a start on a port of its own choosing does."""
+    for _ in range(START_ATTEMPTS - 1):
+        port = free_port()
+        with contextlib.suppress(PortTakenError):
+            return _start(address, data, port, run_id), port
+    port = free_port()
+    return _start(address, data, port, run_id), port
 
 
 class _StoppedError(Exception):
@@ -300,11 +312,11 @@ def _upgrade(
     out: IO[str],
     open_timeout: float | None,
 ) -> InPlaceResult:
-    port, run_id = free_port(), secrets.token_hex(4)
+    run_id = secrets.token_hex(4)
     adapter, info = load_adapter(adapter_spec)
     print(f"upgrade in place: starting {engine_label(old)} on {data}", file=out, flush=True)
     try:
-        engine = _start(old, data, port, run_id)
+        engine, port = _start_old(old, data, run_id)
     except BaseException:
         _close_within(adapter, _CLOSE_SECONDS)
         raise

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conformance.engines import Engine, EngineError, EngineUnavailableError, start_engine
+from conformance.engines._ports import free_port
 from conformance.engines._proxy import RecordingProxy
 
 pytest_plugins = ["pytester"]
@@ -330,3 +331,38 @@ def test_a_local_engine_whose_port_another_engine_holds_fails_instead_of_using_t
     with pytest.raises(EngineUnavailableError, match=f"port {taken}: another process listens there"):
         start_local_engine("lite-2.5.1", port=taken).close()
     assert lite.client().list_collections() is not None
+
+
+def _first_free_port_is(taken: int) -> Callable[[], int]:
+    """A free-port finder whose first answer is ``taken`` (the race lost), and then the real ones."""
+    answers = iter([taken])
+    return lambda: next(answers, None) or free_port()
+
+
+def test_a_lite_start_that_loses_its_port_to_another_engine_starts_on_another(
+    lite: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.engines import _lite
+
+    taken = int(lite.endpoint.uri.rsplit(":", 1)[1])
+    monkeypatch.setattr(_lite, "free_port", _first_free_port_is(taken))
+    with start_engine("lite") as own:
+        assert own.endpoint.uri != lite.endpoint.uri
+        assert own.client().list_collections() == []
+
+
+def test_a_local_engine_start_that_loses_its_port_to_another_engine_starts_on_another(
+    lite: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.engines import _local
+    from conformance.engines._lines import LOCAL_ENGINES
+
+    try:
+        _local.ensure_venv(LOCAL_ENGINES["lite-2.5.1"])
+    except EngineUnavailableError as exc:
+        pytest.skip(f"engine lite-2.5.1 cannot be installed here: {exc}")
+    taken = int(lite.endpoint.uri.rsplit(":", 1)[1])
+    monkeypatch.setattr(_local, "free_port", _first_free_port_is(taken))
+    with _local.start_local_engine("lite-2.5.1") as own:
+        assert own.endpoint.uri != lite.endpoint.uri
+        assert own.client().list_collections() == []
