@@ -50,6 +50,11 @@ class EngineUnavailableError(EngineError):
     """The engine could not be started or reached (process died, timeout, nothing listening)."""
 
 
+class PortTakenError(EngineUnavailableError):
+    """Another process listens on the port the kit found free, before the kit's server could bind it: a
+    start on a port of its own choosing tries another (``_ports``)."""
+
+
 class DockerUnavailableError(EngineUnavailableError):
     """The ``container`` backend was asked for but no Docker engine is reachable."""
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import IO
 
 from ..boundary._protocol import MilvusEndpoint
-from ._engine import Engine, EngineUnavailableError, open_client
+from ._engine import Engine, EngineUnavailableError, PortTakenError, open_client
 from ._option import engine_option
-from ._ports import HOST, START_ATTEMPTS, PortTakenError, free_port, port_open, served_by
+from ._ports import HOST, START_ATTEMPTS, free_port, port_open, served_by
 
 __all__ = ["start_lite"]
 

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import IO
 
 from ..boundary._protocol import MilvusEndpoint
-from ._engine import Engine, EngineUnavailableError, make_prefix
+from ._engine import Engine, EngineUnavailableError, PortTakenError, make_prefix
 from ._lines import LOCAL_ENGINES, LocalEngineSpec
 from ._load import stretched
-from ._ports import START_ATTEMPTS, PortTakenError, free_port, served_by
+from ._ports import START_ATTEMPTS, free_port, served_by
 
 __all__ = [
     "CACHE_ENV",

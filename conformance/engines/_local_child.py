@@ -9,7 +9,8 @@ first; the forwarder answers it with ``milvus_lite-<installed package version>``
 call through unchanged.
 
 It needs only the stdlib (and grpcio for ``lite-core``), because it runs with the interpreter of the
-engine's own cached venv. The parent holds this process's stdin open and never writes: when the
+engine's own cached venv; the kit's port checks (``_ports.py``, standard library only too) are loaded by
+their path. The parent holds this process's stdin open and never writes: when the
 parent dies for any reason, the read hits EOF and the engine is stopped, so no server is orphaned.
 """
 
@@ -17,14 +18,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 HOST = "127.0.0.1"
 VERSION_METHOD = "/milvus.proto.milvus.MilvusService/GetVersion"
@@ -39,10 +42,38 @@ def _watch_parent() -> None:
     _stop.set()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
+def _ports() -> ModuleType:
+    """The kit's port checks (``_ports.py``, standard library only), loaded by path: this file runs in
+    the engine's venv, where the kit is not installed."""
+    spec = importlib.util.spec_from_file_location("_rqs_ports", Path(__file__).with_name("_ports.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _on_a_private_port(
+    start: Callable[[int], subprocess.Popen[bytes]],
+) -> tuple[subprocess.Popen[bytes], int]:
+    """The engine binary on a port found free, once it holds it. Another process can take that port
+    before the binary binds it; until the binary fails, the port answers as that process, and the
+    forwarder would pass the kit's calls to it. Such a port is given up for another free one."""
+    ports = _ports()
+    for _ in range(ports.START_ATTEMPTS):
+        inner = ports.free_port()
+        proc = start(inner)
+        while proc.poll() is None and not _stop.is_set():
+            if ports.port_open(inner):
+                if ports.served_by(proc.pid, inner) is not False:
+                    return proc, inner  # the binary's own (or this machine cannot tell)
+                print(f"the engine's private port {inner} was taken by another process", file=sys.stderr)
+                break
+            time.sleep(0.05)
+        else:
+            return proc, inner  # it exited (its log says why), or the child is stopping
+        _terminate(proc, grace=5.0)
+    return proc, inner
 
 
 def _terminate(proc: subprocess.Popen[bytes], grace: float) -> None:
@@ -135,17 +166,23 @@ def run_lite25(port: int, data_dir: Path, *, direct: bool = False) -> int:
     import milvus_lite
 
     lib = Path(milvus_lite.__file__).resolve().parent / "lib"
-    inner = port if direct else _free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
-    # In address mode the binary serves TCP and needs no lock file (that is the UDS mode's stop signal).
-    command = [str(lib / "milvus"), str(data_dir / "lite.db"), f"{HOST}:{inner}", "ERROR"]
-    proc = subprocess.Popen(command, env=env, cwd=str(data_dir))
-    if direct:
+
+    def binary(on: int) -> subprocess.Popen[bytes]:
+        # In address mode the binary serves TCP and needs no lock file (the UDS mode's stop signal).
+        command = [str(lib / "milvus"), str(data_dir / "lite.db"), f"{HOST}:{on}", "ERROR"]
+        return subprocess.Popen(command, env=env, cwd=str(data_dir))
+
+    if direct:  # the kit checks that what answers on its port is this process's own
+        proc = binary(port)
         try:
             return _wait(proc)
         finally:
             _terminate(proc, grace=5.0)
+    proc, inner = _on_a_private_port(binary)
+    if proc.poll() is not None:
+        return _wait(proc)
     channel = grpc.insecure_channel(f"{HOST}:{inner}", options=_MESSAGE_OPTIONS)
     reply = _version_reply()
 

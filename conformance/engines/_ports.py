@@ -7,6 +7,9 @@ that far, and until then the port answers, as the *other* process: a start that 
 answer would hand the run someone else's engine (and a test that froze "its" server would freeze the
 wrong one). :func:`served_by` tells the two apart from ``/proc`` (Linux): which processes hold the
 listening socket, and whether the server the kit started is one of their ancestors.
+
+Standard library only: the child that runs a Lite 2.x engine in the engine's own venv loads this file
+by its path, for the private port between its forwarder and the engine binary.
 """
 
 from __future__ import annotations
@@ -15,9 +18,7 @@ import os
 import socket
 from pathlib import Path
 
-from ._engine import EngineUnavailableError
-
-__all__ = ["HOST", "START_ATTEMPTS", "PortTakenError", "free_port", "port_open", "served_by"]
+__all__ = ["HOST", "START_ATTEMPTS", "free_port", "port_open", "served_by"]
 
 HOST = "127.0.0.1"
 _LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp's "st" column
@@ -25,11 +26,6 @@ _PROC = Path("/proc")
 START_ATTEMPTS = 3
 """How many free ports a start tries when another process takes the one found free before the server
 binds it (a start on a port the caller named tries that one only)."""
-
-
-class PortTakenError(EngineUnavailableError):
-    """Another process listens on the port the kit found free, before the kit's server could bind it: a
-    start on a port of its own choosing tries another."""
 
 
 def free_port() -> int:

@@ -39,11 +39,12 @@ from ..boundary._errors import ConformanceError
 from ..boundary._protocol import LookupRequest
 from ..boundary._signals import join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
+from ..engines._engine import PortTakenError
 from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
 from ..engines._load import stretched
 from ..engines._local import LITE_FILE
-from ..engines._ports import START_ATTEMPTS, PortTakenError, free_port
+from ..engines._ports import START_ATTEMPTS, free_port
 from ._in_place_values import (
     Answer,
     CollectionState,

@@ -366,3 +366,38 @@ def test_a_local_engine_start_that_loses_its_port_to_another_engine_starts_on_an
     with _local.start_local_engine("lite-2.5.1") as own:
         assert own.endpoint.uri != lite.endpoint.uri
         assert own.client().list_collections() == []
+
+
+_SLOW_LISTENER = """
+import socket, sys, time
+time.sleep(0.5)  # an engine binary's start-up, before it binds
+sock = socket.socket()
+sock.bind(("127.0.0.1", int(sys.argv[1])))
+sock.listen()
+time.sleep(60)
+"""
+
+
+def test_the_lite_core_child_gives_its_engine_binary_a_private_port_no_other_process_holds(
+    lite: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Behind the Lite 2.x forwarder: its binary's port is found free too, and the forwarder must not
+    # pass the kit's calls to whoever took that port first.
+    from conformance.engines import _local_child
+
+    taken = int(lite.endpoint.uri.rsplit(":", 1)[1])
+    ports = _local_child._ports()
+    monkeypatch.setattr(ports, "free_port", _first_free_port_is(taken))
+    monkeypatch.setattr(_local_child, "_ports", lambda: ports)
+
+    def binary(port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-c", _SLOW_LISTENER, str(port)], stderr=subprocess.DEVNULL)
+
+    proc, inner = _local_child._on_a_private_port(binary)
+    try:
+        assert inner != taken
+        assert proc.poll() is None
+        assert ports.served_by(proc.pid, inner) is True
+    finally:
+        proc.kill()
+        proc.wait()
