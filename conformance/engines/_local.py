@@ -31,7 +31,7 @@ from ..boundary._protocol import MilvusEndpoint
 from ._engine import Engine, EngineUnavailableError, PortTakenError, make_prefix
 from ._lines import LOCAL_ENGINES, LocalEngineSpec
 from ._load import stretched
-from ._ports import START_ATTEMPTS, free_port, served_by
+from ._ports import HOST, START_ATTEMPTS, free_port, served_by
 
 __all__ = [
     "CACHE_ENV",
@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 CACHE_ENV = "RQS_ENGINE_CACHE"
-HOST = "127.0.0.1"
 _CHILD = Path(__file__).with_name("_local_child.py")
 _LITE_CHILD = Path(__file__).with_name("_lite_child.py")
 LITE_FILE = "lite.db"  # the Lite lines keep their data in <data dir>/lite.db
