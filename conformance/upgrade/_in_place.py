@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from evaluation import LabelledSet
 
@@ -39,12 +40,10 @@ from ..boundary._errors import ConformanceError
 from ..boundary._protocol import LookupRequest
 from ..boundary._signals import join_in_slices
 from ..engines import Engine, EngineUnavailableError, engine_label, parse_engine_address, start_engine
-from ..engines._engine import PortTakenError
 from ..engines._facts import engine_facts
 from ..engines._lines import LOCAL_ENGINES, shares_data
 from ..engines._load import stretched
 from ..engines._local import LITE_FILE
-from ..engines._ports import START_ATTEMPTS, free_port
 from ._in_place_values import (
     Answer,
     CollectionState,
@@ -115,22 +114,19 @@ def _check_addresses(old: str, new: str) -> None:
         )
 
 
-def _start(address: str, data: Path, port: int, run_id: str, timeout: float | None = None) -> Engine:
+def _start(address: str, data: Path, port: int | None, run_id: str, timeout: float | None = None) -> Engine:
     # The kit's own Lite 3.x takes the Lite file's path as its data dir; the lines take the dir.
     where = data / LITE_FILE if parse_engine_address(address).kind == "lite" else data
     return start_engine(address, data_dir=where, port=port, run_id=run_id, startup_timeout=timeout)
 
 
 def _start_old(address: str, data: Path, run_id: str) -> tuple[Engine, int]:
-    """The old engine on a free port, and that port (the new engine takes it over). The port is named to
-    the start, so that both engines get the same one: where another process takes it before the old
-    engine binds it, another free port is tried, as a start on a port of its own choosing does."""
-    for _ in range(START_ATTEMPTS - 1):
-        port = free_port()
-        with contextlib.suppress(PortTakenError):
-            return _start(address, data, port, run_id), port
-    port = free_port()
-    return _start(address, data, port, run_id), port
+    """The old engine on a port of the start's choosing (another free one where a process takes the first
+    before the engine binds it), and that port: the new engine takes it over."""
+    engine = _start(address, data, None, run_id)
+    port = urlsplit(engine.endpoint.uri).port
+    assert port is not None, engine.endpoint.uri  # every start the kit makes is on a loopback port
+    return engine, port
 
 
 class _StoppedError(Exception):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engines import EngineUnavailableError, start_engine
+from conformance.engines import EngineUnavailableError, _lite, start_engine
 from conformance.engines._lines import LOCAL_ENGINES
 from conformance.engines._local import ensure_venv
 from conformance.engines._ports import free_port
@@ -89,12 +89,12 @@ def test_lite_3_1_1_to_this_venvs_lite_opens_with_every_answer_unchanged(tmp_pat
 def test_an_old_engine_that_loses_its_port_to_another_engine_starts_on_another(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The in-place upgrade names its port to both starts (the new engine takes the old one's over), so
-    # the race a start on a port of its own choosing recovers from is the upgrade's to recover from.
+    # The old engine's start picks its port (and recovers from losing the first it found free); the new
+    # engine then takes that port over.
     with start_engine("lite") as other:
         taken = int(other.endpoint.uri.rsplit(":", 1)[1])
         answers = iter([taken])
-        monkeypatch.setattr(_in_place, "free_port", lambda: next(answers, None) or free_port())
+        monkeypatch.setattr(_lite, "free_port", lambda: next(answers, None) or free_port())
         engine, port = _in_place._start_old("lite", tmp_path, "0badc0de")
         try:
             assert port != taken
